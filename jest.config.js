@@ -1,0 +1,25 @@
+// Unit specs sit beside the code (src/**/*.spec.ts); e2e specs (test/**/*.e2e-spec.ts)
+// run once on SQLite and, when TEST_MYSQL_URL is set, again on MySQL/MariaDB.
+// Each e2e file boots the real service on a fresh database of its own.
+const base = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+};
+
+const e2e = (displayName, setup) => ({
+  ...base,
+  displayName,
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+  setupFiles: [setup],
+});
+
+export default {
+  testTimeout: 60_000,
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    e2e('e2e:sqlite', '<rootDir>/test/setup/sqlite.ts'),
+    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts')] : []),
+  ],
+};

@@ -1,0 +1,32 @@
+import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { AppConfig } from './config/config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthController } from './health/health.controller.js';
+import { HttpModule } from './http/http.module.js';
+import { PaginationModule } from './pagination/pagination.module.js';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Extra modules, for tests that need a route of their own. */
+  imports?: ModuleMetadata['imports'];
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, logger, imports = [] }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        HttpModule.forRoot(logger),
+        DatabaseModule.forRoot(config.database),
+        PaginationModule,
+        ...imports,
+      ],
+      controllers: [HealthController],
+    };
+  }
+}

@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+
+/**
+ * Configuration from the environment (DECISIONS "Operating it"), checked once at
+ * start-up. A bad value stops the process with a message naming the variable.
+ */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export type DatabaseTarget =
+  | { type: 'sqlite'; file: string }
+  | { type: 'mysql'; url: string; database: string };
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Typed configuration; also the DI token under which Nest provides it. */
+export class AppConfig {
+  readonly port: number;
+  readonly database: DatabaseTarget;
+  readonly tokenTtlSeconds: number;
+  readonly rateLimitPerMinute: number;
+  readonly accountCacheSeconds: number;
+  readonly redisUrl: string | null;
+  readonly logLevel: LogLevel;
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  return new AppConfig({
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    database: parseDatabaseUrl(read(env, 'DATABASE_URL') ?? 'sqlite:data/inventory.sqlite'),
+    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 14400, 1, 31_536_000),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 10_000_000),
+    accountCacheSeconds: integer(env, 'ACCOUNT_CACHE_SECONDS', 60, 0, 86_400),
+    redisUrl: redisUrl(env),
+    logLevel: logLevel(env),
+  });
+}
+
+/** Reads `.env` from the working directory into process.env, if the file exists. */
+export function loadDotEnv(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}
+
+export function parseDatabaseUrl(raw: string): DatabaseTarget {
+  const shape = 'must be mysql://user:pass@host:3306/db or sqlite:<file>';
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!file) throw new ConfigError('DATABASE_URL', `${shape}; the sqlite file name is missing`);
+    return { type: 'sqlite', file };
+  }
+  if (/^(mysql|mariadb):\/\//.test(raw)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', `${shape}; it is not a valid URL`);
+    }
+    const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+    if (!url.hostname) throw new ConfigError('DATABASE_URL', `${shape}; the host is missing`);
+    if (!database) throw new ConfigError('DATABASE_URL', `${shape}; the database name is missing`);
+    url.protocol = 'mysql:';
+    return { type: 'mysql', url: url.toString(), database };
+  }
+  throw new ConfigError('DATABASE_URL', `${shape}; got "${raw.slice(0, 40)}"`);
+}
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}; got "${raw.slice(0, 40)}"`);
+  }
+  return Number(raw);
+}
+
+function redisUrl(env: Env): string | null {
+  const raw = read(env, 'REDIS_URL');
+  if (raw === undefined) return null;
+  if (!/^rediss?:\/\/[^/]/.test(raw)) throw new ConfigError('REDIS_URL', 'must be redis://host:port or rediss://host:port');
+  return raw;
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = (read(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}; got "${raw.slice(0, 40)}"`);
+  }
+  return raw as LogLevel;
+}

@@ -1,0 +1,47 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseTarget } from '../config/config.js';
+import { ENTITIES } from './entities.js';
+import { MYSQL_MIGRATIONS } from './migrations/mysql/index.js';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
+
+/**
+ * One data source description for both dialects, used by the service, the
+ * migration runner, ormconfig.ts and the tests. Schema changes only ever come
+ * from the migrations of the dialect (never `synchronize`).
+ */
+export function dataSourceOptions(db: DatabaseTarget): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTransactionMode: 'each',
+    logging: false,
+  } as const;
+  if (db.type === 'sqlite') {
+    const inMemory = db.file === ':memory:';
+    if (!inMemory) mkdirSync(dirname(resolve(db.file)), { recursive: true });
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: db.file,
+      migrations: SQLITE_MIGRATIONS,
+      enableWAL: !inMemory,
+      prepareDatabase: (connection: { pragma(sql: string): unknown }) => {
+        connection.pragma('foreign_keys = ON');
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    url: db.url,
+    migrations: MYSQL_MIGRATIONS,
+    charset: 'utf8mb4_unicode_ci',
+    // DATETIME columns hold UTC; mysql2 must neither shift nor guess the zone.
+    timezone: 'Z',
+    poolSize: 10,
+    connectTimeout: 5000,
+  };
+}

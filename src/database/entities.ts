@@ -1,0 +1,5 @@
+/**
+ * Every entity of the service, in one list so that the service, the migration
+ * runner and the TypeORM CLI see the same model. Feature modules add theirs here.
+ */
+export const ENTITIES: Array<new () => object> = [];

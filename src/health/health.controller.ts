@@ -1,0 +1,36 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DataSource } from 'typeorm';
+import { DomainError } from '../http/errors.js';
+
+const PING_TIMEOUT_MS = 2000;
+
+class DatabaseUnavailable extends DomainError {
+  constructor() {
+    super('service_unavailable', 'The database is not answering.');
+  }
+}
+
+/** `GET /health` (DECISIONS "Operating it"): no auth, no rate limit, outside /api/v1. */
+@ApiTags('Health')
+@Controller('health')
+export class HealthController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Liveness and database check: 200 when the database answers, else 503' })
+  async check(): Promise<{ status: 'ok'; database: 'up' }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DatabaseUnavailable()), PING_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.dataSource.query('SELECT 1'), timeout]);
+    } catch {
+      throw new DatabaseUnavailable();
+    } finally {
+      clearTimeout(timer);
+    }
+    return { status: 'ok', database: 'up' };
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * ISO 8601 datetimes as DECISIONS "General" reads them: a date, or a date and
+ * time with optional seconds and fraction; without a zone it is UTC.
+ * Returns null for anything else, including impossible dates (2026-02-30).
+ */
+const ISO_DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+export function parseIsoDateTime(text: string): Date | null {
+  const m = ISO_DATETIME.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+  const check = new Date(utc);
+  if (
+    check.getUTCFullYear() !== Number(y) ||
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
+    return null;
+  }
+  return new Date(utc - zoneOffsetMinutes(zone) * 60_000);
+}
+
+function zoneOffsetMinutes(zone: string): number {
+  if (zone.toUpperCase() === 'Z') return 0;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+}

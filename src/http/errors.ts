@@ -1,0 +1,61 @@
+/**
+ * The spec's error codes ("Errors") with their HTTP statuses, plus the ones
+ * DECISIONS adds (413, OAuth's token errors, idempotency). One table: the
+ * exception filter is the only place that turns a code into a response.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  validation_error: 400,
+  invalid_request: 400,
+  unsupported_grant_type: 400,
+  unauthorized: 401,
+  invalid_client: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  idempotency_key_reused: 422,
+  internal_error: 500,
+  not_implemented: 501,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorDetails = Record<string, string[]>;
+
+export interface ErrorBody {
+  statusCode: number;
+  error: ErrorCode;
+  message: string;
+  details: ErrorDetails | null;
+}
+
+/**
+ * A failure the service expects and names. Features subclass it with their own
+ * small classes (`DuplicateShortId`, `InsufficientStock`); services throw those
+ * and never build HTTP bodies themselves.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails | null = null,
+    /** Response headers the failure calls for, e.g. `WWW-Authenticate`. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationFailed extends DomainError {
+  constructor(details: ErrorDetails) {
+    super('validation_error', 'Model validation failed.', details);
+  }
+}
+
+export class MalformedRequest extends DomainError {
+  constructor(message: string) {
+    super('bad_request', message);
+  }
+}

@@ -1,0 +1,62 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppLogger } from './logger.js';
+import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.js';
+
+/**
+ * The one place where failures become responses (spec "Errors", DECISIONS
+ * "Errors"): every error body is `{statusCode, error, message, details}`.
+ * Unexpected errors get a generic 500; their stack goes to the log with the
+ * request id, never to the client.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: AppLogger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const { body, headers } = this.toResponse(exception, req);
+    if (body.statusCode >= 500) {
+      this.logger.log.error({ reqId: req.context?.id, err: exception }, 'unexpected error');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.set(headers).status(body.statusCode).json(body);
+  }
+
+  private toResponse(exception: unknown, req: Request): { body: ErrorBody; headers: Record<string, string> } {
+    if (exception instanceof DomainError) {
+      return { body: errorBody(exception.code, exception.message, exception.details), headers: exception.headers };
+    }
+    if (exception instanceof HttpException) {
+      return { body: fromHttpException(exception, req), headers: {} };
+    }
+    return { body: errorBody('internal_error', 'An unexpected error occurred.'), headers: {} };
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, details: ErrorBody['details'] = null): ErrorBody {
+  return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' ? details : null };
+}
+
+/** Framework exceptions: unknown routes, body-parser failures, anything Nest raises itself. */
+function fromHttpException(exception: HttpException, req: Request): ErrorBody {
+  const status = exception.getStatus();
+  const cause = exception.cause;
+  if (status === 404) return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
+  if (status === 413) return errorBody('payload_too_large', 'Request body is larger than 1 MiB.');
+  if (cause instanceof SyntaxError) return errorBody('bad_request', 'Malformed JSON in request body.');
+  if (status >= 500) return errorBody(status === 501 ? 'not_implemented' : 'internal_error', 'An unexpected error occurred.');
+  const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status) ?? 'bad_request';
+  return errorBody(code, exception.message);
+}
+
+/** The path as the client sent it (prefix included, no query), kept short. */
+function pathOf(req: Request): string {
+  const path = req.originalUrl.split('?')[0];
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}

@@ -1,0 +1,67 @@
+import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import { MalformedRequest, ValidationFailed } from './errors.js';
+
+/**
+ * The global validation pipe: class-validator DTOs, unknown fields stripped
+ * (DECISIONS "General": ignored and never stored), failures as the spec's
+ * `validation_error` with `details` field → messages.
+ *
+ * Query-parameter names are matched case-insensitively against the DTO's
+ * properties (`pagesize`, `PageSize` → `pageSize`), since ERP connectors spell
+ * them every way. A body that is not a JSON object is a `bad_request`.
+ */
+@Injectable()
+export class ApiValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      transform: true,
+      forbidUnknownValues: false,
+      validationError: { target: false, value: false },
+      stopAtFirstError: false,
+    });
+    this.exceptionFactory = (errors) => new ValidationFailed(this.groupValidationErrors(errors));
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && !isPrimitiveType(metadata.metatype)) {
+      if (value === undefined || value === null) value = {};
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        throw new MalformedRequest('Request body must be a JSON object.');
+      }
+    }
+    if (metadata.type === 'query' && metadata.metatype && isPlainObject(value)) {
+      value = canonicalQueryKeys(value, metadata.metatype);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+function isPrimitiveType(metatype: unknown): boolean {
+  return [String, Number, Boolean, Object, Array].includes(metatype as never);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const knownKeys = new WeakMap<object, Map<string, string>>();
+
+/** Renames query keys to the DTO's spelling; a key given twice in different cases becomes a repeated value. */
+export function canonicalQueryKeys(query: Record<string, unknown>, dto: object): Record<string, unknown> {
+  let keys = knownKeys.get(dto);
+  if (!keys) {
+    keys = new Map();
+    for (const meta of getMetadataStorage().getTargetValidationMetadatas(dto as new () => object, '', true, false)) {
+      keys.set(meta.propertyName.toLowerCase(), meta.propertyName);
+    }
+    knownKeys.set(dto, keys);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    const name = keys.get(key.toLowerCase()) ?? key;
+    out[name] = name in out ? ([] as unknown[]).concat(out[name], value) : value;
+  }
+  return out;
+}

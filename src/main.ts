@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { closeGracefully, createApp } from './bootstrap.js';
+import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
+import { createLogger } from './http/logger.js';
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel);
+  const app = await createApp(config, { logger });
+  await app.listen(config.port);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  logger.info({ port, database: config.database.type }, 'listening');
+
+  // Own handlers rather than Nest's shutdown hooks, which re-raise the signal:
+  // a SIGTERM'd service should end with status 0 once it has drained.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    closeGracefully(app).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

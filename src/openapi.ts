@@ -1,0 +1,19 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+
+export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
+export const DOCS_PATH = 'api/docs';
+
+/** OpenAPI 3 document generated from the routes served, and its browsable page (no auth). */
+export function setupOpenApi(app: INestApplication): void {
+  const config = new DocumentBuilder()
+    .setTitle('Inventory and Item Catalog API')
+    .setDescription('Item catalog, lots, stock levels and inventory transactions for ERP connectors.')
+    .setVersion('v1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Access token from POST /api/v1/Token' })
+    .build();
+  SwaggerModule.setup(DOCS_PATH, app, () => SwaggerModule.createDocument(app, config), {
+    jsonDocumentUrl: OPENAPI_JSON_PATH,
+    raw: ['json'],
+  });
+}

@@ -1,0 +1,99 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ModuleMetadata } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import mysql from 'mysql2/promise';
+import { pino, type Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { createApp } from '../src/bootstrap.js';
+import { AppConfig, type DatabaseTarget, parseDatabaseUrl } from '../src/config/config.js';
+
+/** Which database this e2e run targets: set by test/setup/<db>.ts per jest project. */
+export function testDatabaseKind(): 'sqlite' | 'mysql' {
+  return process.env.TEST_DB === 'mysql' ? 'mysql' : 'sqlite';
+}
+
+export interface TestDatabase {
+  target: DatabaseTarget;
+  /** The same database as a DATABASE_URL, for child processes. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty database for one test file: a temp SQLite file, or a MariaDB database created for it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabaseKind() === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'inventory-test-'));
+    const url = `sqlite:${join(dir, 'test.sqlite')}`;
+    return { target: parseDatabaseUrl(url), url, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const base = process.env.TEST_MYSQL_URL;
+  if (!base) throw new Error('TEST_MYSQL_URL must be set for the MySQL/MariaDB e2e run');
+  const name = `inventory_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const server = new URL(base);
+  server.pathname = '/';
+  const admin = await mysql.createConnection(server.toString());
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    target: parseDatabaseUrl(url.toString()),
+    url: url.toString(),
+    drop: async () => {
+      const conn = await mysql.createConnection(server.toString());
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** The HTTP server, for supertest. */
+  http: NestExpressApplication['getHttpServer'] extends () => infer S ? S : never;
+  dataSource: DataSource;
+  config: AppConfig;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Omit<AppConfig, 'database'>>;
+  imports?: ModuleMetadata['imports'];
+  logger?: Logger;
+  /** Reuse a database (e.g. a second instance on the same one); it is then not dropped on close. */
+  database?: TestDatabase;
+}
+
+/** Boots the real service (migrations included) on a fresh database. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const owned = !options.database;
+  const database = options.database ?? (await createTestDatabase());
+  const config = new AppConfig({
+    port: 0,
+    database: database.target,
+    tokenTtlSeconds: 14400,
+    rateLimitPerMinute: 100,
+    accountCacheSeconds: 60,
+    redisUrl: null,
+    logLevel: 'silent',
+    ...options.config,
+  });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const app = await createApp(config, { logger, imports: options.imports });
+  return {
+    app,
+    http: app.getHttpServer(),
+    dataSource: app.get(DataSource),
+    config,
+    database,
+    close: async () => {
+      await app.close();
+      if (owned) await database.drop();
+    },
+  };
+}
