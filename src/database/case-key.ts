@@ -11,6 +11,14 @@ export function caseKey(value: string): string {
   return value.normalize('NFC').toLowerCase();
 }
 
+/**
+ * Column options every key column needs on MySQL/MariaDB: a binary collation,
+ * so that the database compares exactly the folded bytes (the default
+ * utf8mb4_unicode_ci would also treat `ä` and `a` as equal). SQLite compares
+ * bytes already.
+ */
+export const MYSQL_KEY_COLLATION = 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin';
+
 /** For a key column whose value is always written through `caseKey`. */
 export const caseKeyTransformer: ValueTransformer = {
   to: (value: string | null | undefined) => (typeof value === 'string' ? caseKey(value) : value),

@@ -1,0 +1,195 @@
+import 'reflect-metadata';
+import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+import { ValidationFailed } from '../http/errors.js';
+import { ApiValidationPipe } from '../http/validation.pipe.js';
+import { linkHeader } from './page-headers.interceptor.js';
+import { PageQueryDto } from './page-query.dto.js';
+import { MAX_PAGE_SIZE, Page, paginate, resolvePage, type PageSpec } from './page.js';
+
+const SPEC: PageSpec = {
+  maxPageSize: MAX_PAGE_SIZE.standard,
+  sortable: { shortID: 'row.shortID', created: 'row.created' },
+  defaultSort: { column: 'row.shortID', direction: 'ASC' },
+  tiebreak: 'row.id',
+  modifiedColumn: 'row.modified',
+};
+
+const pipe = new ApiValidationPipe();
+const parseQuery = (query: Record<string, unknown>) =>
+  pipe.transform(query, { type: 'query', metatype: PageQueryDto }) as Promise<PageQueryDto>;
+
+describe('resolvePage', () => {
+  it('defaults to page 1 of 25 in the default order with the primary-key tiebreak', () => {
+    expect(resolvePage({}, SPEC)).toEqual({
+      page: 1,
+      pageSize: 25,
+      offset: 0,
+      order: [['row.shortID', 'ASC'], ['row.id', 'ASC']],
+      modifiedSince: null,
+    });
+  });
+
+  it('caps pageSize at the endpoint maximum and reports the capped size', () => {
+    expect(resolvePage({ pageSize: 251 }, SPEC).pageSize).toBe(250);
+    expect(resolvePage({ pageSize: 60 }, { ...SPEC, maxPageSize: MAX_PAGE_SIZE.orders }).pageSize).toBe(50);
+    expect(resolvePage({ pageSize: 5000 }, { ...SPEC, maxPageSize: MAX_PAGE_SIZE.reports }).pageSize).toBe(1000);
+    const page = new Page([], 600, resolvePage({ page: 2, pageSize: 9999 }, SPEC));
+    expect(page.pageSize).toBe(250);
+    expect(page.pageCount).toBe(3);
+  });
+
+  it('computes the offset from page and capped size', () => {
+    expect(resolvePage({ page: 4, pageSize: 1000 }, SPEC).offset).toBe(750);
+  });
+
+  it('looks up sort case-insensitively and breaks ties by the primary key in the same direction', () => {
+    expect(resolvePage({ sort: 'CREATED', direction: 'desc' }, SPEC).order).toEqual([
+      ['row.created', 'DESC'],
+      ['row.id', 'DESC'],
+    ]);
+  });
+
+  it('ignores an unknown sort and keeps the default order', () => {
+    expect(resolvePage({ sort: 'password' }, SPEC).order).toEqual([['row.shortID', 'ASC'], ['row.id', 'ASC']]);
+  });
+
+  it('ignores a sort value carrying SQL; nothing from it reaches the order', () => {
+    for (const sort of ['shortID; DROP TABLE item', 'shortID DESC', '(SELECT 1)', 'row.shortID', '1']) {
+      const { order } = resolvePage({ sort }, SPEC);
+      expect(order).toEqual([['row.shortID', 'ASC'], ['row.id', 'ASC']]);
+    }
+  });
+
+  it('ignores a direction other than ASC or DESC; the default order keeps its own direction', () => {
+    const newestFirst: PageSpec = { ...SPEC, defaultSort: { column: 'row.created', direction: 'DESC' } };
+    expect(resolvePage({ direction: 'sideways' }, newestFirst).order[0]).toEqual(['row.created', 'DESC']);
+    expect(resolvePage({ direction: 'asc' }, newestFirst).order[0]).toEqual(['row.created', 'ASC']);
+    expect(resolvePage({ sort: 'shortID', direction: 'x' }, SPEC).order[0]).toEqual(['row.shortID', 'ASC']);
+  });
+
+  it('does not repeat the tiebreak when sorting by the primary key itself', () => {
+    expect(resolvePage({}, { ...SPEC, defaultSort: { column: 'row.id', direction: 'DESC' } }).order).toEqual([['row.id', 'DESC']]);
+  });
+});
+
+describe('Page envelope', () => {
+  it('has the spec fields in the spec order', () => {
+    expect(Object.keys(new Page([1], 1, { page: 1, pageSize: 25 }))).toEqual(['value', 'totalCount', 'page', 'pageSize', 'pageCount', 'hasMore']);
+  });
+
+  it('answers a page past the end with empty value, the real total and hasMore false', () => {
+    expect({ ...new Page([], 30, { page: 5, pageSize: 25 }) }).toEqual({ value: [], totalCount: 30, page: 5, pageSize: 25, pageCount: 2, hasMore: false });
+  });
+
+  it('has pageCount 0 and hasMore false when nothing matches', () => {
+    expect({ ...new Page([], 0, { page: 1, pageSize: 25 }) }).toMatchObject({ pageCount: 0, hasMore: false });
+  });
+
+  it('has hasMore true only before the last page', () => {
+    expect(new Page([], 51, { page: 2, pageSize: 25 }).hasMore).toBe(true);
+    expect(new Page([], 50, { page: 2, pageSize: 25 }).hasMore).toBe(false);
+  });
+});
+
+describe('PageQueryDto validation', () => {
+  it('converts whole numbers and dates from query strings', async () => {
+    const q = await parseQuery({ page: '3', pagesize: '10', MODIFIEDSINCE: '2026-11-22T09:30:00' });
+    expect(q.page).toBe(3);
+    expect(q.pageSize).toBe(10);
+    expect(q.modifiedSince).toEqual(new Date('2026-11-22T09:30:00.000Z'));
+  });
+
+  it.each([
+    [{ page: '0' }, 'page'],
+    [{ page: '-2' }, 'page'],
+    [{ page: '1.5' }, 'page'],
+    [{ page: 'two' }, 'page'],
+    [{ page: ['1', '2'] }, 'page'],
+    [{ pageSize: '0' }, 'pageSize'],
+    [{ pageSize: '' }, 'pageSize'],
+    [{ pageSize: '1e3' }, 'pageSize'],
+    [{ modifiedSince: '2026-13-01' }, 'modifiedSince'],
+  ])('rejects %j as a validation_error on %s', async (query, field) => {
+    const error = await parseQuery(query).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationFailed);
+    expect(Object.keys((error as ValidationFailed).details ?? {})).toEqual([field]);
+  });
+
+  it('never fails on sort or direction, whatever they hold', async () => {
+    const q = await parseQuery({ sort: ['a', 'b'], direction: ["' OR 1=1 --"] });
+    expect(q.sort).toBeUndefined();
+    expect(resolvePage(q, SPEC).order[0]).toEqual(['row.shortID', 'ASC']);
+  });
+});
+
+describe('Link header', () => {
+  it('lists first and last, and prev and next where they exist', () => {
+    expect(linkHeader('/api/v1/Item?page=1', { page: 1, pageSize: 25, pageCount: 1 })).toBe(
+      '</api/v1/Item?page=1&pageSize=25>; rel="first", </api/v1/Item?page=1&pageSize=25>; rel="last"',
+    );
+    const past = linkHeader('/api/v1/Item?PAGE=9&sort=x', { page: 9, pageSize: 10, pageCount: 2 });
+    expect(past).toContain('</api/v1/Item?sort=x&page=2&pageSize=10>; rel="prev"');
+    expect(past).not.toContain('rel="next"');
+  });
+});
+
+@Entity({ name: 'row' })
+class Row {
+  @PrimaryColumn()
+  id: number;
+
+  @Column()
+  shortID: string;
+
+  @Column()
+  created: string;
+
+  @Column()
+  modified: string;
+}
+
+describe('paginate on a real database', () => {
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Row] });
+    await ds.initialize();
+    await ds.query('CREATE TABLE "row" (id INTEGER PRIMARY KEY, shortID TEXT, created TEXT, modified TEXT)');
+    // 23 rows sharing only 3 sort values, inserted out of id order: the order
+    // is decided by the tiebreak almost everywhere.
+    for (const id of [17, 3, 22, 9, 1, 14, 6, 20, 11, 2, 19, 8, 5, 23, 12, 4, 16, 10, 21, 7, 13, 18, 15]) {
+      await ds.query('INSERT INTO "row" VALUES (?, ?, ?, ?)', [id, ['B', 'A', 'C'][id % 3], '2026-01-01 00:00:00.000', `2026-01-${String(id).padStart(2, '0')} 10:00:00.000`]);
+    }
+  });
+  afterAll(() => ds.destroy());
+
+  const walk = async (query: PageQueryDto) => {
+    const ids: number[] = [];
+    for (let page = 1; ; page++) {
+      const result = await paginate(ds.getRepository(Row).createQueryBuilder('row'), { ...query, page, pageSize: 4 }, SPEC);
+      ids.push(...result.value.map((r) => r.id));
+      if (!result.hasMore) return { ids, result };
+    }
+  };
+
+  it('walks every row exactly once, ordered by the sort column then the primary key', async () => {
+    const { ids, result } = await walk({});
+    expect(result.totalCount).toBe(23);
+    expect(ids).toHaveLength(23);
+    const expected = Array.from({ length: 23 }, (_, i) => i + 1).sort(
+      (a, b) => ['B', 'A', 'C'][a % 3].localeCompare(['B', 'A', 'C'][b % 3]) || a - b,
+    );
+    expect(ids).toEqual(expected);
+  });
+
+  it('walks in reverse for DESC, tiebreak reversed too', async () => {
+    const asc = (await walk({})).ids;
+    expect((await walk({ direction: 'DESC' })).ids).toEqual([...asc].reverse());
+  });
+
+  it('filters by modifiedSince, inclusive, and counts only the matches', async () => {
+    const { ids, result } = await walk({ modifiedSince: new Date('2026-01-20T10:00:00.000Z') });
+    expect(result.totalCount).toBe(4);
+    expect(ids.sort((a, b) => a - b)).toEqual([20, 21, 22, 23]);
+  });
+});

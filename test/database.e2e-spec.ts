@@ -1,0 +1,84 @@
+import request from 'supertest';
+import { caseKey, MYSQL_KEY_COLLATION } from '../src/database/case-key.js';
+import { decimalTransformer, sumDecimals } from '../src/database/decimal.js';
+import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+
+describe(`database layer on ${testDatabaseKind()}`, () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('applies migrations at start-up and records them', async () => {
+    expect(await t.dataSource.query('SELECT COUNT(*) AS n FROM migrations')).toHaveLength(1);
+    expect(await t.dataSource.showMigrations()).toBe(false);
+  });
+
+  it('round-trips DECIMAL(18,4) values exactly through the real driver', async () => {
+    await t.dataSource.query('CREATE TABLE probe_decimal (id INTEGER PRIMARY KEY, v DECIMAL(18,4) NOT NULL)');
+    const values = [0.1, 0.0001, 1, -3.5, 12_345_678.9012, 99_999_999_999.9999];
+    for (const [i, v] of values.entries()) {
+      await t.dataSource.query('INSERT INTO probe_decimal (id, v) VALUES (?, ?)', [i + 1, decimalTransformer.to(v)]);
+    }
+    const rows: Array<{ v: string | number }> = await t.dataSource.query('SELECT v FROM probe_decimal ORDER BY id');
+    expect(rows.map((r) => decimalTransformer.from(r.v))).toEqual(values);
+    if (testDatabaseKind() === 'mysql') expect(typeof rows[0].v).toBe('string');
+  });
+
+  it('sums ten stored 0.1 values to exactly 1', async () => {
+    await t.dataSource.query('CREATE TABLE probe_sum (id INTEGER PRIMARY KEY, v DECIMAL(18,4) NOT NULL)');
+    for (let i = 1; i <= 10; i++) await t.dataSource.query('INSERT INTO probe_sum (id, v) VALUES (?, ?)', [i, decimalTransformer.to(0.1)]);
+    const rows: Array<{ v: string | number }> = await t.dataSource.query('SELECT v FROM probe_sum');
+    expect(sumDecimals(rows.map((r) => decimalTransformer.from(r.v) as number))).toBe(1);
+  });
+
+  it('enforces case-insensitive uniqueness through a key column on this database', async () => {
+    const collation = testDatabaseKind() === 'mysql' ? MYSQL_KEY_COLLATION : '';
+    await t.dataSource.query(
+      `CREATE TABLE probe_key (id INTEGER PRIMARY KEY, name VARCHAR(64) NOT NULL, name_key VARCHAR(64) ${collation} NOT NULL)`,
+    );
+    await t.dataSource.query('CREATE UNIQUE INDEX probe_key_name ON probe_key (name_key)');
+    const insert = (id: number, name: string) =>
+      t.dataSource.query('INSERT INTO probe_key (id, name, name_key) VALUES (?, ?, ?)', [id, name, caseKey(name)]);
+    await insert(1, 'ABC-1');
+    await expect(insert(2, 'abc-1')).rejects.toThrow();
+    // Case folds; accents do not: ÄBC-1 is another item than ABC-1, on every database.
+    await insert(3, 'ÄBC-1');
+    await expect(insert(4, 'äbc-1')).rejects.toThrow();
+    await insert(5, 'abc-2');
+    const rows: Array<{ name: string }> = await t.dataSource.query('SELECT name FROM probe_key ORDER BY id');
+    expect(rows.map((r) => r.name)).toEqual(['ABC-1', 'ÄBC-1', 'abc-2']);
+  });
+
+  it('stores and reads datetimes as UTC', async () => {
+    await t.dataSource.query(
+      `CREATE TABLE probe_time (id INTEGER PRIMARY KEY, at ${testDatabaseKind() === 'mysql' ? 'DATETIME(3)' : 'DATETIME'} NOT NULL)`,
+    );
+    const at = new Date('2026-11-22T09:30:00.123Z');
+    await t.dataSource.createQueryBuilder().insert().into('probe_time').values({ id: 1, at }).execute();
+    const [row] = await t.dataSource
+      .createQueryBuilder()
+      .select('COUNT(*)', 'n')
+      .from('probe_time', 'p')
+      .where('p.at >= :since', { since: new Date('2026-11-22T09:30:00.123Z') })
+      .getRawMany();
+    expect(Number(row.n)).toBe(1);
+  });
+});
+
+describe(`GET /health when the database is gone (${testDatabaseKind()})`, () => {
+  it('answers 503 in the error shape', async () => {
+    const t = await startTestApp();
+    try {
+      await t.dataSource.destroy();
+      const res = await request(t.http).get('/health');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ statusCode: 503, error: 'service_unavailable', message: 'The database is not answering.', details: null });
+    } finally {
+      await t.app.close().catch(() => undefined);
+      await t.database.drop();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { closeGracefully } from '../src/bootstrap.js';
+import { createTestDatabase, startTestApp, testDatabaseKind, type TestDatabase } from './app.factory.js';
+import { ProbeModule } from './support/probe.module.js';
+
+// These start the built service (`npm test` builds it first) as a new user would.
+const MAIN = 'dist/src/main.js';
+
+function run(env: Record<string, string>): ChildProcess {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build`);
+  return spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: 'pipe' });
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+function collect(stream: NodeJS.ReadableStream | null): () => string {
+  let text = '';
+  stream?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return () => text;
+}
+
+describe('the service process', () => {
+  it('refuses to start on a bad DATABASE_URL, naming it', async () => {
+    const child = run({ DATABASE_URL: 'nonsense' });
+    const stderr = collect(child.stderr);
+    const { code } = await exited(child);
+    expect(code).not.toBe(0);
+    expect(stderr()).toContain('DATABASE_URL');
+  });
+
+  it('refuses to start on a negative TOKEN_TTL_SECONDS, naming it', async () => {
+    const child = run({ TOKEN_TTL_SECONDS: '-1' });
+    const stderr = collect(child.stderr);
+    expect((await exited(child)).code).toBe(1);
+    expect(stderr()).toContain('TOKEN_TTL_SECONDS');
+  });
+
+  describe(`on ${testDatabaseKind()}`, () => {
+    let db: TestDatabase;
+    beforeAll(async () => {
+      db = await createTestDatabase();
+    });
+    afterAll(() => db.drop());
+
+    it('serves /health, then exits 0 on SIGTERM', async () => {
+      const child = run({ DATABASE_URL: db.url, PORT: '0' });
+      const stdout = collect(child.stdout);
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no 'listening' line: ${stdout()}`)), 20_000);
+        child.stdout?.on('data', () => {
+          const line = stdout().split('\n').find((l) => l.includes('"listening"'));
+          if (line) {
+            clearTimeout(timer);
+            resolve((JSON.parse(line) as { port: number }).port);
+          }
+        });
+      });
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status).toBe(200);
+      const exit = exited(child);
+      child.kill('SIGTERM');
+      expect(await exit).toEqual({ code: 0, signal: null });
+    });
+  });
+
+  it('lets a request in flight finish before closing the database', async () => {
+    const t = await startTestApp({ imports: [ProbeModule] });
+    try {
+      await t.app.listen(0, '127.0.0.1');
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
+      const inFlight = fetch(`http://127.0.0.1:${port}/api/v1/__probe/slow`);
+      await new Promise((r) => setTimeout(r, 100));
+      await closeGracefully(t.app);
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ done: true });
+      expect(t.dataSource.isInitialized).toBe(false);
+      await expect(request(`http://127.0.0.1:${port}`).get('/health')).rejects.toThrow();
+    } finally {
+      await t.database.drop();
+    }
+  });
+});
