@@ -17,6 +17,7 @@ const e2e = (displayName, setup) => ({
 
 export default {
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     e2e('e2e:sqlite', '<rootDir>/test/setup/sqlite.ts'),
