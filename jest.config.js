@@ -3,9 +3,8 @@
 // Each e2e file boots the real service on a fresh database of its own.
 const base = {
   testEnvironment: 'node',
-  extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
 
 const e2e = (displayName, setup) => ({
@@ -15,7 +14,7 @@ const e2e = (displayName, setup) => ({
   setupFiles: [setup],
 });
 
-export default {
+module.exports = {
   testTimeout: 60_000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   projects: [

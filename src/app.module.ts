@@ -1,5 +1,7 @@
 import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { AdminModule } from './auth/admin.module.js';
+import { AuthModule } from './auth/auth.module.js';
 import { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -24,6 +26,8 @@ export class AppModule {
         HttpModule.forRoot(logger),
         DatabaseModule.forRoot(config.database),
         PaginationModule,
+        AuthModule,
+        AdminModule,
         ...imports,
       ],
       controllers: [HealthController],

@@ -4,7 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
+import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
 import type { AppConfig } from './config/config.js';
+import { bodyParserErrors } from './http/body-errors.js';
 import { createLogger, NestLogger } from './http/logger.js';
 import { requestContext } from './http/request-context.js';
 import { setupOpenApi } from './openapi.js';
@@ -18,7 +20,12 @@ export const BODY_LIMIT = '1mb';
  */
 export async function createApp(
   config: AppConfig,
-  options: { logger?: Logger; imports?: ModuleMetadata['imports'] } = {},
+  options: {
+    logger?: Logger;
+    imports?: ModuleMetadata['imports'];
+    /** Where the first start's admin credentials go; stdout unless a test takes them. */
+    announce?: (credentials: BootstrapCredentials) => void;
+  } = {},
 ): Promise<NestExpressApplication> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(
@@ -30,11 +37,24 @@ export async function createApp(
   app.use(requestContext(logger));
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
+  app.use(bodyParserErrors);
   app.disable('x-powered-by');
   app.setGlobalPrefix('api/v1', { exclude: ['health'] });
   setupOpenApi(app);
   await app.init();
+  const credentials = await app.get(AdminService).bootstrapIfEmpty();
+  if (credentials) (options.announce ?? announceOnStdout)(credentials);
   return app;
+}
+
+/**
+ * The only time a secret is shown: one JSON line on stdout, outside the logger,
+ * so that it appears whatever LOG_LEVEL is and never in a later log.
+ */
+function announceOnStdout(credentials: BootstrapCredentials): void {
+  process.stdout.write(
+    `${JSON.stringify({ bootstrap: credentials, msg: 'First start: an admin client was created. Save its secret now; it is not shown again.' })}\n`,
+  );
 }
 
 /** Stops accepting connections, lets requests in flight finish, then closes the database pool. */

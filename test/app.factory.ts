@@ -8,6 +8,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import mysql from 'mysql2/promise';
 import { pino, type Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import type { BootstrapCredentials } from '../src/auth/admin.service.js';
 import { createApp } from '../src/bootstrap.js';
 import { AppConfig, type DatabaseTarget, parseDatabaseUrl } from '../src/config/config.js';
 
@@ -58,6 +59,8 @@ export interface TestApp {
   dataSource: DataSource;
   config: AppConfig;
   database: TestDatabase;
+  /** The admin client the first start created (null when the database already had clients). */
+  admin: BootstrapCredentials | null;
   close(): Promise<void>;
 }
 
@@ -84,8 +87,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const app = await createApp(config, { logger, imports: options.imports });
+  let admin: BootstrapCredentials | null = null;
+  const app = await createApp(config, { logger, imports: options.imports, announce: (c) => (admin = c) });
   return {
+    admin,
     app,
     http: app.getHttpServer(),
     dataSource: app.get(DataSource),

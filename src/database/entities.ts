@@ -1,5 +1,7 @@
+import { AUTH_ENTITIES } from '../auth/auth.entities.js';
+
 /**
  * Every entity of the service, in one list so that the service, the migration
  * runner and the TypeORM CLI see the same model. Feature modules add theirs here.
  */
-export const ENTITIES: Array<new () => object> = [];
+export const ENTITIES: Array<new () => object> = [...AUTH_ENTITIES];

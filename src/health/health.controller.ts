@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
+import { Unmetered } from '../auth/guards.js';
 import { DomainError } from '../http/errors.js';
 
 const PING_TIMEOUT_MS = 2000;
@@ -18,6 +19,7 @@ export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
+  @Unmetered()
   @ApiOperation({ summary: 'Liveness and database check: 200 when the database answers, else 503' })
   async check(): Promise<{ status: 'ok'; database: 'up' }> {
     let timer: NodeJS.Timeout | undefined;

@@ -59,3 +59,9 @@ export class MalformedRequest extends DomainError {
     super('bad_request', message);
   }
 }
+
+export class PayloadTooLarge extends DomainError {
+  constructor() {
+    super('payload_too_large', 'Request body is larger than 1 MiB.');
+  }
+}

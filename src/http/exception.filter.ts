@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { RateLimitExceeded } from '../auth/rate-limit.js';
 import { AppLogger } from './logger.js';
 import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.js';
 
@@ -17,6 +18,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
+    if (exception instanceof RateLimitExceeded) {
+      // DECISIONS "Rate limit": the one failure with its own, simpler body.
+      res.set('Retry-After', String(exception.retryAfterSeconds)).status(429).json({ message: exception.message });
+      return;
+    }
     const { body, headers } = this.toResponse(exception, req);
     if (body.statusCode >= 500) {
       this.logger.log.error({ reqId: req.context?.id, err: exception }, 'unexpected error');
@@ -43,13 +49,10 @@ export function errorBody(code: ErrorCode, message: string, details: ErrorBody['
   return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' ? details : null };
 }
 
-/** Framework exceptions: unknown routes, body-parser failures, anything Nest raises itself. */
+/** Framework exceptions: unknown routes, a malformed path, anything Nest raises itself. */
 function fromHttpException(exception: HttpException, req: Request): ErrorBody {
   const status = exception.getStatus();
-  const cause = exception.cause;
   if (status === 404) return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
-  if (status === 413) return errorBody('payload_too_large', 'Request body is larger than 1 MiB.');
-  if (cause instanceof SyntaxError) return errorBody('bad_request', 'Malformed JSON in request body.');
   if (status >= 500) return errorBody(status === 501 ? 'not_implemented' : 'internal_error', 'An unexpected error occurred.');
   const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status) ?? 'bad_request';
   return errorBody(code, exception.message);

@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
-import { MalformedRequest, ValidationFailed } from './errors.js';
+import { getMetadataStorage, type ValidationError } from 'class-validator';
+import { type ErrorDetails, MalformedRequest, ValidationFailed } from './errors.js';
 
 /**
  * The global validation pipe: class-validator DTOs, unknown fields stripped
@@ -21,7 +21,7 @@ export class ApiValidationPipe extends ValidationPipe {
       validationError: { target: false, value: false },
       stopAtFirstError: false,
     });
-    this.exceptionFactory = (errors) => new ValidationFailed(this.groupValidationErrors(errors));
+    this.exceptionFactory = (errors) => new ValidationFailed(groupByField(errors));
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -62,6 +62,16 @@ export function canonicalQueryKeys(query: Record<string, unknown>, dto: object):
   for (const [key, value] of Object.entries(query)) {
     const name = keys.get(key.toLowerCase()) ?? key;
     out[name] = name in out ? ([] as unknown[]).concat(out[name], value) : value;
+  }
+  return out;
+}
+
+/** class-validator errors as field → messages; nested fields as dotted paths (`lines.0.units`). */
+export function groupByField(errors: ValidationError[], parent = '', out: ErrorDetails = {}): ErrorDetails {
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) (out[path] ??= []).push(...Object.values(error.constraints));
+    if (error.children?.length) groupByField(error.children, path, out);
   }
   return out;
 }

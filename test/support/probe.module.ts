@@ -1,5 +1,8 @@
-import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
-import { IsInt, IsString, Min } from 'class-validator';
+import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
+import { IsInt, IsOptional, IsString, Min } from 'class-validator';
+import type { Caller } from '../../src/auth/caller.js';
+import { CurrentCaller, Public, RequirePermission } from '../../src/auth/guards.js';
+import { SecurityId } from '../../src/auth/security-id.js';
 import { PageQueryDto } from '../../src/pagination/page-query.dto.js';
 import { MAX_PAGE_SIZE, Page, resolvePage, type PageSpec } from '../../src/pagination/page.js';
 
@@ -24,6 +27,7 @@ const PROBE_SPEC: PageSpec = {
   modifiedColumn: 'probe.modified',
 };
 
+@Public()
 @Controller('__probe')
 class ProbeController {
   @Get('fail')
@@ -51,5 +55,65 @@ class ProbeController {
   }
 }
 
-@Module({ controllers: [ProbeController] })
+class ScopeDto {
+  @IsInt()
+  wid: number;
+
+  @IsOptional()
+  @IsInt()
+  shipToWid?: number;
+}
+
+/** Not public: one route per SecurityID, and one that applies the warehouse-scope rule. */
+@Controller('__probe/secured')
+class SecuredProbeController {
+  @Get('11')
+  @RequirePermission(SecurityId.ItemMasterList, 'probe')
+  read(@CurrentCaller() caller: Caller) {
+    return { clientId: caller.clientId };
+  }
+
+  @Post('15')
+  @HttpCode(200)
+  @RequirePermission(SecurityId.LocateMoveUnits, 'probe')
+  move() {
+    return { ok: true };
+  }
+
+  @Post('88')
+  @HttpCode(200)
+  @RequirePermission(SecurityId.NegativeAdjustment, 'probe')
+  issue() {
+    return { ok: true };
+  }
+
+  @Post('95')
+  @HttpCode(200)
+  @RequirePermission(SecurityId.PositiveAdjustment, 'probe')
+  receive() {
+    return { ok: true };
+  }
+
+  @Post('116')
+  @HttpCode(200)
+  @RequirePermission(SecurityId.ModifyItemMaster, 'probe')
+  modify() {
+    return { ok: true };
+  }
+
+  @Post('scope')
+  @HttpCode(200)
+  @RequirePermission(SecurityId.LocateMoveUnits, 'probe')
+  scope(@CurrentCaller() caller: Caller, @Body() body: ScopeDto) {
+    caller.assertWarehouses(body.wid, body.shipToWid);
+    return { warehouses: caller.warehouses };
+  }
+
+  @Get('undeclared')
+  undeclared() {
+    return { leaked: true };
+  }
+}
+
+@Module({ controllers: [ProbeController, SecuredProbeController] })
 export class ProbeModule {}

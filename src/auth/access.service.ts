@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThan, type Repository } from 'typeorm';
+import { AppConfig } from '../config/config.js';
+import { DomainError } from '../http/errors.js';
+import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup } from './auth.entities.js';
+import { Caller } from './caller.js';
+import { credentialMatches, hashCredential, newAccessToken, UNKNOWN_CLIENT_HASH } from './credentials.js';
+import { TtlCache } from './ttl-cache.js';
+
+/** RFC 6749 §5.2 failures of POST /Token, in the spec's error shape (DECISIONS "Authentication"). */
+export class InvalidClient extends DomainError {
+  constructor(basicUsed: boolean) {
+    super('invalid_client', 'Client authentication failed.', null, basicUsed ? { 'WWW-Authenticate': 'Basic realm="inventory"' } : {});
+  }
+}
+
+export class InvalidTokenRequest extends DomainError {
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
+}
+
+export class UnsupportedGrantType extends DomainError {
+  constructor() {
+    super('unsupported_grant_type', 'grant_type must be client_credentials.');
+  }
+}
+
+/** 401 for every route but POST /Token (RFC 6750 §3). */
+export class Unauthenticated extends DomainError {
+  constructor(reason: 'missing' | 'invalid' | 'expired') {
+    const message = {
+      missing: 'A bearer token is required.',
+      invalid: 'The access token is invalid.',
+      expired: 'The access token has expired; request a new one.',
+    }[reason];
+    const challenge = reason === 'missing' ? 'Bearer realm="inventory"' : 'Bearer realm="inventory", error="invalid_token"';
+    super('unauthorized', message, null, { 'WWW-Authenticate': challenge });
+  }
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+/**
+ * Issues access tokens and resolves a bearer token to its `Caller`.
+ *
+ * Token records never change, so they are cached until they expire. Account
+ * state (disabled, read-only, permissions, warehouses) is cached for at most
+ * ACCOUNT_CACHE_SECONDS, which bounds how long a disabled account's tokens keep
+ * working. Rotating a secret touches neither: tokens issued before keep working.
+ */
+@Injectable()
+export class AccessService {
+  private readonly tokens: TtlCache<string, { clientId: string; expires: number }>;
+  private readonly accounts: TtlCache<string, Caller | 'disabled'>;
+
+  constructor(
+    private readonly config: AppConfig,
+    @InjectRepository(AccessToken) private readonly tokenRepo: Repository<AccessToken>,
+    @InjectRepository(IntegrationClient) private readonly clientRepo: Repository<IntegrationClient>,
+    @InjectRepository(PermissionGroup) private readonly groupRepo: Repository<PermissionGroup>,
+    @InjectRepository(ClientWarehouse) private readonly scopeRepo: Repository<ClientWarehouse>,
+  ) {
+    this.tokens = new TtlCache(config.tokenTtlSeconds * 1000, 50_000);
+    this.accounts = new TtlCache(config.accountCacheSeconds * 1000);
+  }
+
+  /** Checks a client id and secret in constant time; a disabled or unknown client fails the same way. */
+  async verifyClient(clientId: string, secret: string, basicUsed: boolean): Promise<IntegrationClient> {
+    const client = clientId.length <= 64 ? await this.clientRepo.findOneBy({ clientId }) : null;
+    const matches = credentialMatches(secret, client?.secretHash ?? UNKNOWN_CLIENT_HASH);
+    if (!client || !matches || client.disabled) throw new InvalidClient(basicUsed);
+    return client;
+  }
+
+  /** POST /Token once the client is known: RFC 6749 §4.4 with the checks of DECISIONS "Authentication". */
+  async token(body: unknown, basicClient: IntegrationClient | undefined): Promise<TokenResponse> {
+    const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const grantType = field(fields, 'grant_type');
+    const clientId = field(fields, 'client_id');
+    const secret = field(fields, 'client_secret');
+    if (basicClient && (secret !== undefined || (clientId !== undefined && clientId !== basicClient.clientId))) {
+      throw new InvalidTokenRequest('Send the client credentials either with HTTP Basic or in the body, not both.');
+    }
+    if (grantType === undefined) throw new InvalidTokenRequest('grant_type is required.');
+    if (grantType !== 'client_credentials') throw new UnsupportedGrantType();
+    let client = basicClient;
+    if (!client) {
+      if (clientId === undefined || secret === undefined) throw new InvalidTokenRequest('client_id and client_secret are required.');
+      client = await this.verifyClient(clientId, secret, false);
+    }
+    return this.issue(client.clientId);
+  }
+
+  private async issue(clientId: string): Promise<TokenResponse> {
+    const token = newAccessToken();
+    const now = new Date();
+    const expires = new Date(now.getTime() + this.config.tokenTtlSeconds * 1000);
+    await this.tokenRepo.insert({ tokenHash: hashCredential(token), clientId, issued: now, expires });
+    // Keeps the table to the tokens that can still be used.
+    await this.tokenRepo.delete({ clientId, expires: LessThan(now) });
+    return { access_token: token, token_type: 'bearer', expires_in: this.config.tokenTtlSeconds };
+  }
+
+  /** The caller behind a bearer token, or why there is none. */
+  async authenticate(token: string): Promise<Caller | 'invalid' | 'expired'> {
+    if (token.length > 256) return 'invalid';
+    const tokenHash = hashCredential(token);
+    let record = this.tokens.get(tokenHash);
+    if (!record) {
+      const row = await this.tokenRepo.findOneBy({ tokenHash });
+      if (!row) return 'invalid';
+      record = { clientId: row.clientId, expires: row.expires.getTime() };
+      this.tokens.set(tokenHash, record, record.expires - Date.now());
+    }
+    if (record.expires <= Date.now()) return 'expired';
+    const account = await this.account(record.clientId);
+    return account === 'disabled' ? 'invalid' : account;
+  }
+
+  private async account(clientId: string): Promise<Caller | 'disabled'> {
+    const cached = this.accounts.get(clientId);
+    if (cached) return cached;
+    const client = await this.clientRepo.findOneBy({ clientId });
+    let account: Caller | 'disabled' = 'disabled';
+    if (client && !client.disabled) {
+      const [group, scope] = await Promise.all([
+        this.groupRepo.findOneByOrFail({ id: client.groupId }),
+        this.scopeRepo.find({ where: { clientId }, order: { wID: 'ASC' } }),
+      ]);
+      account = new Caller(client.clientId, client.name, new Set(group.permissions), scope.map((s) => s.wID), client.readOnly);
+    }
+    this.accounts.set(clientId, account);
+    return account;
+  }
+}
+
+/** A form or JSON field that must be one string; a repeated or non-string field is a malformed request. */
+function field(fields: Record<string, unknown>, name: string): string | undefined {
+  const value = fields[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new InvalidTokenRequest(`${name} must be a single string.`);
+  return value;
+}

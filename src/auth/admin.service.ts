@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { caseKey } from '../database/case-key.js';
+import { isUniqueViolation } from '../database/errors.js';
+import { ClientWarehouse, IntegrationClient, PermissionGroup, Warehouse } from './auth.entities.js';
+import { hashCredential, newClientId, newSecret } from './credentials.js';
+import { ALL_SECURITY_IDS, isSecurityId, type SecurityId } from './security-id.js';
+
+/** Bad input to an admin command; the CLI prints the message and exits non-zero. */
+export class AdminInputError extends Error {}
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface BootstrapCredentials extends ClientCredentials {
+  group: string;
+  warehouses: number[];
+}
+
+const NAME = /^[^\p{Cc}]{1,64}$/u;
+
+/**
+ * What the admin CLI does (DECISIONS "Operating it"). Every command is one
+ * transaction: on bad input nothing is written.
+ */
+@Injectable()
+export class AdminService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async createWarehouse(wID: number, name: string): Promise<{ wID: number; name: string }> {
+    if (!Number.isSafeInteger(wID) || wID < 1 || wID > 2_147_483_647) throw new AdminInputError('--id must be a whole number from 1 to 2147483647');
+    const clean = checkName(name, '--name', 100);
+    await this.write('warehouse', async (m) => {
+      if (await m.existsBy(Warehouse, { wID })) throw new AdminInputError(`warehouse ${wID} already exists`);
+      await m.insert(Warehouse, { wID, name: clean, nameKey: clean, created: new Date() });
+    });
+    return { wID, name: clean };
+  }
+
+  async createGroup(name: string, permissionList: string): Promise<{ id: number; name: string; permissions: SecurityId[] }> {
+    const clean = checkName(name, '--name', 64);
+    const permissions = parseIdList(permissionList, '--permissions').map((id) => {
+      if (!isSecurityId(id)) throw new AdminInputError(`unknown SecurityID ${id}; known: ${ALL_SECURITY_IDS.join(', ')}`);
+      return id;
+    });
+    const group = await this.write('group', (m) => this.insertGroup(m, clean, permissions));
+    return { id: group.id, name: group.name, permissions: group.permissions };
+  }
+
+  async createClient(options: { name: string; group: string; warehouses: string; readOnly: boolean }): Promise<ClientCredentials> {
+    const name = checkName(options.name, '--name', 64);
+    const wids = parseIdList(options.warehouses, '--warehouses');
+    return this.write('client', async (m) => {
+      const group = await m.findOneBy(PermissionGroup, { nameKey: caseKey(options.group) });
+      if (!group) throw new AdminInputError(`unknown group "${options.group}"`);
+      for (const wID of wids) {
+        if (!(await m.existsBy(Warehouse, { wID }))) throw new AdminInputError(`unknown warehouse ${wID}`);
+      }
+      return this.insertClient(m, name, group.id, wids, options.readOnly);
+    });
+  }
+
+  async setDisabled(clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean }> {
+    const result = await this.dataSource.getRepository(IntegrationClient).update({ clientId }, { disabled, modified: new Date() });
+    if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
+    return { clientId, disabled };
+  }
+
+  /** A new secret; the old one stops working at once, tokens issued with it keep working until they expire. */
+  async rotateSecret(clientId: string): Promise<ClientCredentials> {
+    const clientSecret = newSecret();
+    const now = new Date();
+    const result = await this.dataSource
+      .getRepository(IntegrationClient)
+      .update({ clientId }, { secretHash: hashCredential(clientSecret), secretRotated: now, modified: now });
+    if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
+    return { clientId, clientSecret };
+  }
+
+  /**
+   * First start on an empty database (no client yet): warehouse 1 "Main", a
+   * group "admin" with every SecurityID, and a client in it scoped to warehouse
+   * 1. Returns its credentials, to be shown once; null when clients exist.
+   * Several instances starting at once: one wins, the others see a unique-key
+   * violation and create nothing.
+   */
+  async bootstrapIfEmpty(): Promise<BootstrapCredentials | null> {
+    if ((await this.dataSource.getRepository(IntegrationClient).count()) > 0) return null;
+    try {
+      return await this.dataSource.transaction(async (m) => {
+        if (!(await m.existsBy(Warehouse, { wID: 1 }))) await m.insert(Warehouse, { wID: 1, name: 'Main', nameKey: 'Main', created: new Date() });
+        const group = await this.insertGroup(m, 'admin', ALL_SECURITY_IDS);
+        const credentials = await this.insertClient(m, 'admin', group.id, [1], false);
+        return { ...credentials, group: group.name, warehouses: [1] };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return null;
+      throw error;
+    }
+  }
+
+  private async insertGroup(m: EntityManager, name: string, permissions: SecurityId[]): Promise<PermissionGroup> {
+    const group = m.create(PermissionGroup, { name, nameKey: name, permissions, created: new Date() });
+    await m.insert(PermissionGroup, group);
+    return group;
+  }
+
+  private async insertClient(m: EntityManager, name: string, groupId: number, wids: number[], readOnly: boolean): Promise<ClientCredentials> {
+    const clientId = newClientId();
+    const clientSecret = newSecret();
+    const now = new Date();
+    await m.insert(IntegrationClient, {
+      clientId,
+      name,
+      nameKey: name,
+      groupId,
+      secretHash: hashCredential(clientSecret),
+      secretRotated: null,
+      readOnly,
+      disabled: false,
+      created: now,
+      modified: now,
+    });
+    if (wids.length) await m.insert(ClientWarehouse, wids.map((wID) => ({ clientId, wID })));
+    return { clientId, clientSecret };
+  }
+
+  /** One transaction; a duplicate name becomes a plain error. */
+  private async write<T>(what: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(work);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AdminInputError(`a ${what} with that name already exists`);
+      throw error;
+    }
+  }
+}
+
+function checkName(value: string | undefined, flag: string, max: number): string {
+  const clean = value?.trim() ?? '';
+  if (!clean || clean.length > max || !NAME.test(clean)) throw new AdminInputError(`${flag} must be 1 to ${max} printable characters`);
+  return clean;
+}
+
+function parseIdList(value: string | undefined, flag: string): number[] {
+  if ((value ?? '').trim() === '') return [];
+  const parts = (value ?? '').split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d{1,10}$/.test(p))) throw new AdminInputError(`${flag} must be a comma-separated list of whole numbers`);
+  return [...new Set(parts.map(Number))];
+}

@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/config.js';
+import { AccessService } from './access.service.js';
+import { AUTH_ENTITIES } from './auth.entities.js';
+import { AccessGuard, BearerAuthGuard } from './guards.js';
+import { MemoryRateLimitStore, RateLimitGuard, RedisRateLimitStore } from './rate-limit.js';
+import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from './token.controller.js';
+
+/**
+ * POST /Token and the global guards, in this order: identify the caller from
+ * the bearer token, count the request against its rate limit, then refuse it
+ * if it is unauthenticated, read-only for a write, or lacks the SecurityID.
+ */
+@Module({
+  imports: [
+    PassportModule,
+    TypeOrmModule.forFeature(AUTH_ENTITIES),
+    ThrottlerModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        throttlers: [{ name: 'default', ttl: 60_000, limit: config.rateLimitPerMinute }],
+        storage: config.redisUrl ? RedisRateLimitStore.connect(config.redisUrl) : new MemoryRateLimitStore(),
+      }),
+    }),
+  ],
+  controllers: [TokenController],
+  providers: [
+    AccessService,
+    ClientBasicStrategy,
+    OptionalClientBasicGuard,
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: AccessGuard },
+  ],
+  exports: [AccessService],
+})
+export class AuthModule {}

@@ -1,0 +1,94 @@
+import { applyDecorators, type CanActivate, createParamDecorator, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiOperation, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { AccessService, Unauthenticated } from './access.service.js';
+import { Caller, FORBIDDEN, Forbidden } from './caller.js';
+import { isWrite, SECURITY_ID_NAMES, type SecurityId } from './security-id.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    caller?: Caller;
+    /** Why a bearer token that was sent did not authenticate. */
+    authProblem?: 'invalid' | 'expired';
+  }
+}
+
+const PUBLIC = 'auth:public';
+const PERMISSION = 'auth:permission';
+
+/** Opts a route out of the bearer token (POST /Token, /health). Everything else is secure by default. */
+export const Public = () => SetMetadata(PUBLIC, true);
+
+/** A public route that is not rate limited either (/health). */
+export const Unmetered = () => applyDecorators(Public(), SkipThrottle());
+
+/**
+ * The one decorator that says who may call a route: the SecurityID it needs
+ * (a write unless it is Item Master List, so read-only accounts are refused),
+ * shown in OpenAPI as the bearer scheme, an `x-security-id` and the description.
+ */
+export function RequirePermission(permission: SecurityId, summary: string) {
+  const kind = isWrite(permission) ? 'a write: read-only accounts are refused' : 'a read';
+  return applyDecorators(
+    SetMetadata(PERMISSION, permission),
+    ApiOperation({ summary, description: `Requires SecurityID ${permission} (${SECURITY_ID_NAMES[permission]}); ${kind}.` }),
+    ApiExtension('x-security-id', permission),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({ description: 'No token, or an invalid or expired one' }),
+    ApiForbiddenResponse({ description: `${FORBIDDEN.permission} | ${FORBIDDEN.readOnly} | ${FORBIDDEN.scope}` }),
+  );
+}
+
+/** The authenticated caller of the request. */
+export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
+  const caller = ctx.switchToHttp().getRequest<Request>().caller;
+  if (!caller) throw new Unauthenticated('missing');
+  return caller;
+});
+
+/** First guard: who is calling? Never refuses by itself, so the rate limit can count every request. */
+@Injectable()
+export class BearerAuthGuard implements CanActivate {
+  constructor(private readonly access: AccessService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (match) {
+      const result = await this.access.authenticate(match[1]);
+      if (result instanceof Caller) {
+        req.caller = result;
+        req.context.clientId = result.clientId;
+      } else {
+        req.authProblem = result;
+      }
+    }
+    return true;
+  }
+}
+
+/**
+ * Last guard, in DECISIONS "Errors" order: 401 without a valid token, then
+ * 403 read-only for writes, then 403 for a missing SecurityID. Body validation
+ * and warehouse scope come after, in the pipes and the services.
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    const caller = req.caller;
+    if (!caller) throw new Unauthenticated(req.authProblem ?? 'missing');
+    const permission = this.reflector.getAllAndOverride<SecurityId | undefined>(PERMISSION, targets);
+    // Fails closed: a route that forgot to say what it needs is refused.
+    if (permission === undefined) throw new Forbidden(FORBIDDEN.permission);
+    if (isWrite(permission) && caller.readOnly) throw new Forbidden(FORBIDDEN.readOnly);
+    if (!caller.can(permission)) throw new Forbidden(FORBIDDEN.permission);
+    return true;
+  }
+}

@@ -1,0 +1,103 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerRequest, type ThrottlerStorage } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { Redis } from 'ioredis';
+
+/** The 429 of DECISIONS "Rate limit": a body with only `message`, and `Retry-After`. */
+export class RateLimitExceeded extends Error {
+  constructor(
+    readonly limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`Rate limit exceeded: ${limit} requests per minute.`);
+  }
+}
+
+interface WindowCount {
+  totalHits: number;
+  timeToExpire: number;
+  isBlocked: boolean;
+  timeToBlockExpire: number;
+}
+
+/** Fixed one-window counters in this process (no REDIS_URL). */
+export class MemoryRateLimitStore implements ThrottlerStorage {
+  private readonly windows = new Map<string, { hits: number; resetAt: number }>();
+
+  async increment(key: string, ttlMs: number, limit: number): Promise<WindowCount> {
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window || window.resetAt <= now) {
+      if (this.windows.size > 100_000) this.sweep(now);
+      window = { hits: 0, resetAt: now + ttlMs };
+      this.windows.set(key, window);
+    }
+    window.hits += 1;
+    return count(window.hits, window.resetAt - now, limit);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, w] of this.windows) if (w.resetAt <= now) this.windows.delete(key);
+  }
+}
+
+// INCR and, on the first hit of a window, PEXPIRE: one atomic step, so every instance shares one count.
+const INCREMENT = `local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) ttl = tonumber(ARGV[1]) end
+return {hits, ttl}`;
+
+/** Fixed one-window counters in Redis (REDIS_URL), shared by every instance. */
+export class RedisRateLimitStore implements ThrottlerStorage, OnApplicationShutdown {
+  constructor(private readonly redis: Redis) {}
+
+  static connect(url: string): RedisRateLimitStore {
+    return new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }));
+  }
+
+  async increment(key: string, ttlMs: number, limit: number): Promise<WindowCount> {
+    const [hits, pttl] = (await this.redis.eval(INCREMENT, 1, `inventory:rl:${key}`, String(ttlMs))) as [number, number];
+    return count(hits, pttl, limit);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
+  }
+}
+
+function count(hits: number, msLeft: number, limit: number): WindowCount {
+  const seconds = Math.max(1, Math.ceil(msLeft / 1000));
+  const isBlocked = hits > limit;
+  return { totalHits: hits, timeToExpire: seconds, isBlocked, timeToBlockExpire: isBlocked ? seconds : 0 };
+}
+
+/**
+ * 100 requests a minute (RATE_LIMIT_PER_MINUTE) per client: keyed by the
+ * token's client when the request carries a valid one, else by remote address
+ * (POST /Token included). Runs after the bearer guard has identified the caller.
+ * Sets the IETF draft headers `RateLimit-Policy` and `RateLimit`.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override async getTracker(req: Request): Promise<string> {
+    return req.caller ? `client:${req.caller.clientId}` : `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+  }
+
+  protected override async handleRequest({ context, limit, ttl, throttler, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const tracker = await getTracker(req, context);
+    const name = throttler.name ?? 'default';
+    const { totalHits, timeToExpire, isBlocked } = await this.storageService.increment(generateKey(context, tracker, name), ttl, limit, ttl, name);
+    res.setHeader('RateLimit-Policy', `"${name}";q=${limit};w=${Math.round(ttl / 1000)}`);
+    res.setHeader('RateLimit', `"${name}";r=${Math.max(0, limit - totalHits)};t=${timeToExpire}`);
+    if (isBlocked) throw new RateLimitExceeded(limit, timeToExpire);
+    return true;
+  }
+
+  /** One counter per client for the whole API, not one per route. */
+  protected override generateKey(_context: unknown, tracker: string, name: string): string {
+    return `${name}:${tracker}`;
+  }
+}

@@ -1,0 +1,82 @@
+import { Body, Controller, Header, HttpCode, Injectable, Post, Req, UseGuards, type ExecutionContext } from '@nestjs/common';
+import { AuthGuard, PassportStrategy } from '@nestjs/passport';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { BasicStrategy } from 'passport-http';
+import { AccessService, InvalidClient, type TokenResponse } from './access.service.js';
+import type { IntegrationClient } from './auth.entities.js';
+import { Public } from './guards.js';
+
+/** HTTP Basic client authentication for POST /Token (RFC 6749 §2.3.1: id and secret form-encoded, then Basic). */
+@Injectable()
+export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, 'client-basic') {
+  constructor(private readonly access: AccessService) {
+    super();
+  }
+
+  validate(username: string, password: string): Promise<IntegrationClient> {
+    return this.access.verifyClient(formDecode(username), formDecode(password), true);
+  }
+}
+
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+}
+
+/** Runs the Basic strategy only when the request uses Basic; body credentials are checked by the service. */
+@Injectable()
+export class OptionalClientBasicGuard extends AuthGuard('client-basic') {
+  override canActivate(context: ExecutionContext) {
+    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+    return /^Basic\s/i.test(header) ? super.canActivate(context) : true;
+  }
+
+  override handleRequest<T>(error: unknown, client: T): T {
+    if (error) throw error;
+    if (!client) throw new InvalidClient(true);
+    return client;
+  }
+}
+
+@ApiTags('Token')
+@Controller('Token')
+export class TokenController {
+  constructor(private readonly access: AccessService) {}
+
+  @Post()
+  @Public()
+  @HttpCode(200)
+  @UseGuards(OptionalClientBasicGuard)
+  @Header('Cache-Control', 'no-store')
+  @Header('Pragma', 'no-cache')
+  @ApiOperation({
+    summary: 'OAuth 2.0 client credentials: exchange a client id and secret for a bearer token',
+    description: 'Credentials as form fields, JSON fields, or HTTP Basic (client id as user, secret as password).',
+  })
+  @ApiBasicAuth()
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['grant_type'],
+      properties: {
+        grant_type: { type: 'string', enum: ['client_credentials'] },
+        client_id: { type: 'string' },
+        client_secret: { type: 'string' },
+      },
+    },
+  })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['bearer'] }, expires_in: { type: 'integer' } },
+    },
+  })
+  token(@Req() req: Request, @Body() body: Record<string, unknown>): Promise<TokenResponse> {
+    return this.access.token(body, req.user as IntegrationClient | undefined);
+  }
+}

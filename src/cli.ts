@@ -1,0 +1,93 @@
+import 'reflect-metadata';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { parseArgs } from 'node:util';
+import { AdminModule } from './auth/admin.module.js';
+import { AdminInputError, AdminService } from './auth/admin.service.js';
+import { AppConfig, ConfigError, loadConfig, loadDotEnv } from './config/config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+
+/**
+ * Admin CLI: `npm run --silent cli -- <command> [flags]`. The same modules as
+ * the service, without HTTP. Success: one JSON object on stdout. Bad input: one
+ * line on stderr and exit 1, nothing written.
+ */
+@Module({})
+class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database), AdminModule] };
+  }
+}
+
+type Flags = Record<string, { type: 'string' | 'boolean' }>;
+const str = { type: 'string' } as const;
+
+const COMMANDS: Record<string, { flags: Flags; required: string[]; run: (admin: AdminService, v: Record<string, string | boolean>) => Promise<object> }> = {
+  'warehouse:create': {
+    flags: { id: str, name: str },
+    required: ['id', 'name'],
+    run: (a, v) => a.createWarehouse(/^\d+$/.test(String(v.id)) ? Number(v.id) : Number.NaN, String(v.name)),
+  },
+  'group:create': {
+    flags: { name: str, permissions: str },
+    required: ['name', 'permissions'],
+    run: (a, v) => a.createGroup(String(v.name), String(v.permissions)),
+  },
+  'client:create': {
+    flags: { name: str, group: str, warehouses: str, 'read-only': { type: 'boolean' } },
+    required: ['name', 'group', 'warehouses'],
+    run: (a, v) => a.createClient({ name: String(v.name), group: String(v.group), warehouses: String(v.warehouses), readOnly: v['read-only'] === true }),
+  },
+  'client:disable': { flags: { 'client-id': str }, required: ['client-id'], run: (a, v) => a.setDisabled(String(v['client-id']), true) },
+  'client:enable': { flags: { 'client-id': str }, required: ['client-id'], run: (a, v) => a.setDisabled(String(v['client-id']), false) },
+  'client:rotate-secret': { flags: { 'client-id': str }, required: ['client-id'], run: (a, v) => a.rotateSecret(String(v['client-id'])) },
+};
+
+const USAGE = `usage: npm run --silent cli -- <command> [flags]
+  warehouse:create --id 2 --name "North"
+  group:create --name pickers --permissions 11,15,88
+  client:create --name erp --group pickers --warehouses 1,2 [--read-only]
+  client:disable --client-id X
+  client:enable --client-id X
+  client:rotate-secret --client-id X`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${name ? `unknown command "${name}"\n` : ''}${USAGE}\n`);
+    return 2;
+  }
+  let values: Record<string, string | boolean>;
+  try {
+    values = parseArgs({ args: rest, options: command.flags, strict: true, allowPositionals: false }).values as Record<string, string | boolean>;
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message.split('\n')[0]}\n`);
+    return 2;
+  }
+  const missing = command.required.filter((f) => values[f] === undefined);
+  if (missing.length) {
+    process.stderr.write(`error: ${name} needs ${missing.map((f) => `--${f}`).join(', ')}\n`);
+    return 2;
+  }
+  loadDotEnv();
+  const config = loadConfig();
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
+  try {
+    const result = await command.run(app.get(AdminService), values);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const known = error instanceof AdminInputError || error instanceof ConfigError;
+    process.stderr.write(`error: ${known ? (error as Error).message : `unexpected failure: ${String(error)}`}\n`);
+    process.exit(1);
+  },
+);
