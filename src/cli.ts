@@ -54,9 +54,14 @@ const USAGE = `usage: npm run --silent cli -- <command> [flags]
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--help' || name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`${name ? `unknown command "${name}"\n` : ''}${USAGE}\n`);
+    const known = Object.keys(COMMANDS).join(', ');
+    process.stderr.write(`error: ${name ? `unknown command "${name}"` : 'no command given'} (commands: ${known}; --help for usage)\n`);
     return 2;
   }
   let values: Record<string, string | boolean>;

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { closeGracefully, createApp } from './bootstrap.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './http/logger.js';
@@ -15,18 +16,17 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
-  const app = await createApp(config, { logger });
-  await app.listen(config.port);
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  logger.info({ port, database: config.database.type }, 'listening');
 
   // Own handlers rather than Nest's shutdown hooks, which re-raise the signal:
-  // a SIGTERM'd service should end with status 0 once it has drained.
+  // a SIGTERM'd service should end with status 0 once it has drained. They are
+  // installed first, so that a signal during start-up also ends cleanly.
+  let app: NestExpressApplication | undefined;
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    if (!app) return; // start-up sees `stopping` and closes what it opened
     closeGracefully(app).then(
       () => process.exit(0),
       (error: unknown) => {
@@ -37,6 +37,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+
+  const created = await createApp(config, { logger });
+  if (stopping) {
+    await created.close();
+    process.exit(0);
+  }
+  await created.listen(config.port);
+  app = created;
+  if (stopping) {
+    await closeGracefully(app);
+    process.exit(0);
+  }
+  const { port } = created.getHttpServer().address() as AddressInfo;
+  logger.info({ port, database: config.database.type }, 'listening');
 }
 
 main().catch((error: unknown) => {

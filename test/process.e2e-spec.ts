@@ -18,6 +18,14 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
+async function waitFor(done: () => boolean, show: () => string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error(`timed out; output so far: ${show()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function collect(stream: NodeJS.ReadableStream | null): () => string {
   let text = '';
   stream?.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -46,6 +54,29 @@ describe('the service process', () => {
       db = await createTestDatabase();
     });
     afterAll(() => db.drop());
+
+    it('prints the first start\'s admin credentials once on stdout, whatever LOG_LEVEL is, and never again', async () => {
+      const first = run({ DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'silent' });
+      const out = collect(first.stdout);
+      await waitFor(() => out().includes('"bootstrap"'), () => out());
+      const exit = exited(first);
+      first.kill('SIGTERM');
+      expect((await exit).code).toBe(0);
+      const lines = out().trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const { bootstrap } = JSON.parse(lines[0]) as { bootstrap: { clientId: string; clientSecret: string; group: string; warehouses: number[] } };
+      expect(bootstrap).toMatchObject({ group: 'admin', warehouses: [1] });
+      expect(bootstrap.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+      const second = run({ DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'trace' });
+      const again = collect(second.stdout);
+      await waitFor(() => again().includes('"listening"'), () => again());
+      const exit2 = exited(second);
+      second.kill('SIGTERM');
+      expect((await exit2).code).toBe(0);
+      expect(again()).not.toContain('bootstrap');
+      expect(again()).not.toContain(bootstrap.clientSecret);
+    });
 
     it('serves /health, then exits 0 on SIGTERM', async () => {
       const child = run({ DATABASE_URL: db.url, PORT: '0' });

@@ -1,0 +1,139 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import request from 'supertest';
+import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+import { tokenFor } from './support/auth.js';
+import { ProbeModule } from './support/probe.module.js';
+
+// The admin CLI as an operator runs it: the built dist/src/cli.js (npm test builds first).
+const CLI = 'dist/src/cli.js';
+
+describe(`admin CLI (${testDatabaseKind()})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
+    t = await startTestApp({ imports: [ProbeModule] });
+  });
+  afterAll(() => t.close());
+
+  function cli(...args: string[]) {
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) as Record<string, unknown> };
+  }
+
+  /** Bad input: exit non-zero, one line on stderr, nothing on stdout, nothing written. */
+  async function expectRefused(args: string[], message: RegExp) {
+    const before = await counts();
+    const r = cli(...args);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+    expect(await counts()).toEqual(before);
+  }
+
+  async function counts() {
+    const n = async (table: string) => Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+    return { warehouses: await n('warehouse'), groups: await n('permission_group'), clients: await n('integration_client'), scope: await n('client_warehouse') };
+  }
+
+  it('warehouse:create creates a warehouse', () => {
+    const r = cli('warehouse:create', '--id', '2', '--name', 'North');
+    expect(r.status).toBe(0);
+    expect(r.json()).toEqual({ wID: 2, name: 'North' });
+  });
+
+  it('warehouse:create refuses a taken id, a taken name in any case, and a bad id', async () => {
+    await expectRefused(['warehouse:create', '--id', '2', '--name', 'Other'], /warehouse 2 already exists/);
+    await expectRefused(['warehouse:create', '--id', '3', '--name', 'NORTH'], /already exists/);
+    await expectRefused(['warehouse:create', '--id', 'two', '--name', 'South'], /--id must be a whole number/);
+    await expectRefused(['warehouse:create', '--id', '0', '--name', 'South'], /--id must be a whole number/);
+    await expectRefused(['warehouse:create', '--name', 'South'], /needs --id/);
+  });
+
+  it('group:create creates a group with its SecurityIDs', () => {
+    const r = cli('group:create', '--name', 'pickers', '--permissions', '11,15,88');
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ name: 'pickers', permissions: [11, 15, 88] });
+  });
+
+  it('group:create refuses an unknown SecurityID and a taken name', async () => {
+    await expectRefused(['group:create', '--name', 'typo', '--permissions', '11,12'], /unknown SecurityID 12/);
+    await expectRefused(['group:create', '--name', 'PICKERS', '--permissions', '11'], /already exists/);
+    await expectRefused(['group:create', '--name', 'x', '--permissions', '11;15'], /--permissions must be a comma-separated list/);
+  });
+
+  it('client:create creates a client whose credentials get a token scoped as asked', async () => {
+    const r = cli('client:create', '--name', 'erp', '--group', 'pickers', '--warehouses', '1,2');
+    expect(r.status).toBe(0);
+    const creds = r.json() as { clientId: string; clientSecret: string };
+    expect(Object.keys(creds)).toEqual(['clientId', 'clientSecret']);
+    const token = await tokenFor(t, creds.clientId, creds.clientSecret);
+    const scope = await request(t.http).post('/api/v1/__probe/secured/scope').set('Authorization', `Bearer ${token}`).send({ wid: 2, shipToWid: 1 });
+    expect(scope.status).toBe(200);
+    expect(scope.body).toEqual({ warehouses: [1, 2] });
+    // The group has no SecurityID 95.
+    expect((await request(t.http).post('/api/v1/__probe/secured/95').set('Authorization', `Bearer ${token}`)).status).toBe(403);
+  });
+
+  it('client:create --read-only makes a client that can read but not write', async () => {
+    const r = cli('client:create', '--name', 'auditor', '--group', 'pickers', '--warehouses', '1', '--read-only');
+    expect(r.status).toBe(0);
+    const creds = r.json() as { clientId: string; clientSecret: string };
+    const bearer = `Bearer ${await tokenFor(t, creds.clientId, creds.clientSecret)}`;
+    expect((await request(t.http).get('/api/v1/__probe/secured/11').set('Authorization', bearer)).status).toBe(200);
+    const write = await request(t.http).post('/api/v1/__probe/secured/15').set('Authorization', bearer);
+    expect(write.body.message).toBe('Account is read-only.');
+  });
+
+  it('client:create refuses an unknown group, an unknown warehouse and a taken name, writing nothing', async () => {
+    await expectRefused(['client:create', '--name', 'x1', '--group', 'nobody', '--warehouses', '1'], /unknown group "nobody"/);
+    await expectRefused(['client:create', '--name', 'x2', '--group', 'pickers', '--warehouses', '1,9'], /unknown warehouse 9/);
+    await expectRefused(['client:create', '--name', 'ERP', '--group', 'pickers', '--warehouses', '1'], /already exists/);
+    await expectRefused(['client:create', '--name', 'x3', '--group', 'pickers', '--warehouses', '1', '--bogus'], /error: /);
+  });
+
+  it('client:disable and client:enable switch a client off and on', async () => {
+    const creds = cli('client:create', '--name', 'flip', '--group', 'pickers', '--warehouses', '1').json() as { clientId: string; clientSecret: string };
+    const off = cli('client:disable', '--client-id', creds.clientId);
+    expect(off.status).toBe(0);
+    expect(off.json()).toEqual({ clientId: creds.clientId, disabled: true });
+    const refused = await request(t.http).post('/api/v1/Token').auth(creds.clientId, creds.clientSecret).type('form').send({ grant_type: 'client_credentials' });
+    expect(refused.status).toBe(401);
+    const on = cli('client:enable', '--client-id', creds.clientId);
+    expect(on.json()).toEqual({ clientId: creds.clientId, disabled: false });
+    await tokenFor(t, creds.clientId, creds.clientSecret);
+  });
+
+  it('client:rotate-secret replaces the secret', async () => {
+    const creds = cli('client:create', '--name', 'rotor', '--group', 'pickers', '--warehouses', '1').json() as { clientId: string; clientSecret: string };
+    const r = cli('client:rotate-secret', '--client-id', creds.clientId);
+    expect(r.status).toBe(0);
+    const rotated = r.json() as { clientId: string; clientSecret: string };
+    expect(rotated.clientId).toBe(creds.clientId);
+    expect(rotated.clientSecret).not.toBe(creds.clientSecret);
+    await expect(tokenFor(t, creds.clientId, creds.clientSecret)).rejects.toThrow(/401/);
+    await tokenFor(t, creds.clientId, rotated.clientSecret);
+  });
+
+  it('client commands refuse an unknown client id', async () => {
+    for (const command of ['client:disable', 'client:enable', 'client:rotate-secret']) {
+      await expectRefused([command, '--client-id', 'c_nobody'], /unknown client "c_nobody"/);
+    }
+  });
+
+  it('refuses an unknown command or none, in one line', async () => {
+    await expectRefused(['client:delete', '--client-id', 'x'], /unknown command "client:delete"/);
+    await expectRefused([], /no command given/);
+  });
+
+  it('prints usage with --help', () => {
+    const r = cli('--help');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('client:rotate-secret --client-id X');
+  });
+});
