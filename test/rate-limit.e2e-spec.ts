@@ -5,7 +5,8 @@ import { givenClient } from './support/auth.js';
 import { ProbeModule } from './support/probe.module.js';
 
 const LIMIT = 5;
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Set by .ci/run; without it (a machine with no Redis) the shared-counter test is not defined.
+const REDIS_URL = process.env.TEST_REDIS_URL;
 
 describe(`rate limit, in process (${testDatabaseKind()})`, () => {
   let t: TestApp;
@@ -62,7 +63,7 @@ describe(`rate limit, in process (${testDatabaseKind()})`, () => {
   });
 });
 
-describe(`rate limit shared through Redis by two instances (${testDatabaseKind()})`, () => {
+if (REDIS_URL) describe(`rate limit shared through Redis by two instances (${testDatabaseKind()})`, () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
