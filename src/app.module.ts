@@ -2,6 +2,7 @@ import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common'
 import type { Logger } from 'pino';
 import { AdminModule } from './auth/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CatalogModule } from './catalog/catalog.module.js';
 import { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -28,6 +29,7 @@ export class AppModule {
         PaginationModule,
         AuthModule,
         AdminModule,
+        CatalogModule,
         ...imports,
       ],
       controllers: [HealthController],

@@ -4,9 +4,12 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { AdminModule } from './auth/admin.module.js';
 import { AdminInputError, AdminService } from './auth/admin.service.js';
+import { ItemsService } from './catalog/items.service.js';
+import { CatalogModule } from './catalog/catalog.module.js';
 import { AppConfig, ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DomainError } from './http/errors.js';
 
 /**
  * Admin CLI: `npm run --silent cli -- <command> [flags]`. The same modules as
@@ -16,32 +19,41 @@ import { DatabaseModule } from './database/database.module.js';
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database), AdminModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database), AdminModule, CatalogModule] };
   }
 }
 
 type Flags = Record<string, { type: 'string' | 'boolean' }>;
+interface Services {
+  admin: AdminService;
+  items: ItemsService;
+}
 const str = { type: 'string' } as const;
 
-const COMMANDS: Record<string, { flags: Flags; required: string[]; run: (admin: AdminService, v: Record<string, string | boolean>) => Promise<object> }> = {
+const COMMANDS: Record<string, { flags: Flags; required: string[]; run: (services: Services, v: Record<string, string | boolean>) => Promise<object> }> = {
   'warehouse:create': {
     flags: { id: str, name: str },
     required: ['id', 'name'],
-    run: (a, v) => a.createWarehouse(/^\d+$/.test(String(v.id)) ? Number(v.id) : Number.NaN, String(v.name)),
+    run: ({ admin: a }, v) => a.createWarehouse(/^\d+$/.test(String(v.id)) ? Number(v.id) : Number.NaN, String(v.name)),
   },
   'group:create': {
     flags: { name: str, permissions: str },
     required: ['name', 'permissions'],
-    run: (a, v) => a.createGroup(String(v.name), String(v.permissions)),
+    run: ({ admin: a }, v) => a.createGroup(String(v.name), String(v.permissions)),
   },
   'client:create': {
     flags: { name: str, group: str, warehouses: str, 'read-only': { type: 'boolean' } },
     required: ['name', 'group', 'warehouses'],
-    run: (a, v) => a.createClient({ name: String(v.name), group: String(v.group), warehouses: String(v.warehouses), readOnly: v['read-only'] === true }),
+    run: ({ admin: a }, v) => a.createClient({ name: String(v.name), group: String(v.group), warehouses: String(v.warehouses), readOnly: v['read-only'] === true }),
   },
-  'client:disable': { flags: { 'client-id': str }, required: ['client-id'], run: (a, v) => a.setDisabled(String(v['client-id']), true) },
-  'client:enable': { flags: { 'client-id': str }, required: ['client-id'], run: (a, v) => a.setDisabled(String(v['client-id']), false) },
-  'client:rotate-secret': { flags: { 'client-id': str }, required: ['client-id'], run: (a, v) => a.rotateSecret(String(v['client-id'])) },
+  'client:disable': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), true) },
+  'client:enable': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), false) },
+  'client:rotate-secret': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.rotateSecret(String(v['client-id'])) },
+  'alias:create': {
+    flags: { 'short-id': str, alias: str },
+    required: ['short-id', 'alias'],
+    run: ({ items }, v) => items.createAlias(String(v['short-id']), String(v.alias)),
+  },
 };
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]
@@ -50,7 +62,8 @@ const USAGE = `usage: npm run --silent cli -- <command> [flags]
   client:create --name erp --group pickers --warehouses 1,2 [--read-only]
   client:disable --client-id X
   client:enable --client-id X
-  client:rotate-secret --client-id X`;
+  client:rotate-secret --client-id X
+  alias:create --short-id ABC-1 --alias CUST-9`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -80,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
-    const result = await command.run(app.get(AdminService), values);
+    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService) }, values);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
@@ -91,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof AdminInputError || error instanceof ConfigError;
+    const known = error instanceof AdminInputError || error instanceof ConfigError || error instanceof DomainError;
     process.stderr.write(`error: ${known ? (error as Error).message : `unexpected failure: ${String(error)}`}\n`);
     process.exit(1);
   },

@@ -126,6 +126,26 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     }
   });
 
+  it('alias:create points an alias at an item, found by GET /Item?type=alias', async () => {
+    const admin = `Bearer ${await tokenFor(t, t.admin!.clientId, t.admin!.clientSecret)}`;
+    const created = await request(t.http).post('/api/v1/Item').set('Authorization', admin).send({ shortID: 'ABC-1' });
+    const r = cli('alias:create', '--short-id', 'abc-1', '--alias', 'CUST-9');
+    expect(r.status).toBe(0);
+    expect(r.json()).toEqual({ alias: 'CUST-9', shortID: 'ABC-1', partNo: created.body.partNo });
+    const found = await request(t.http).get('/api/v1/Item?key=cust-9&type=alias').set('Authorization', admin);
+    expect(found.body.partNo).toBe(created.body.partNo);
+  });
+
+  it('alias:create refuses a taken alias in any case, an unknown item and a bad alias', async () => {
+    const aliases = async () => Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM item_alias'))[0].n);
+    const before = await aliases();
+    await expectRefused(['alias:create', '--short-id', 'ABC-1', '--alias', 'cust-9'], /alias "cust-9" already exists/);
+    await expectRefused(['alias:create', '--short-id', 'NOPE', '--alias', 'CUST-10'], /No item with shortID "NOPE"/);
+    await expectRefused(['alias:create', '--short-id', 'ABC-1', '--alias', 'a/b'], /alias must be 1 to 64 characters/);
+    await expectRefused(['alias:create', '--short-id', 'ABC-1'], /needs --alias/);
+    expect(await aliases()).toBe(before);
+  });
+
   it('refuses an unknown command or none, in one line', async () => {
     await expectRefused(['client:delete', '--client-id', 'x'], /unknown command "client:delete"/);
     await expectRefused([], /no command given/);

@@ -10,8 +10,12 @@ import type { ValueTransformer } from 'typeorm';
  * back a number. Both are accepted on the way in; a 4-place string goes out.
  */
 export const DECIMAL_PLACES = 4;
-/** Largest magnitude a DECIMAL(18,4) column holds: 14 integer digits. */
-export const DECIMAL_MAX = 99_999_999_999_999.9999;
+/**
+ * Largest magnitude accepted: 11 integer digits and 4 decimals, 15 significant
+ * digits, the most a JSON number (an IEEE double) carries exactly through every
+ * parser. DECIMAL(18,4) columns hold more, which leaves room for sums.
+ */
+export const DECIMAL_MAX = 99_999_999_999.9999;
 const FACTOR = 10_000n;
 
 /** The value as a count of ten-thousandths, or null if it is not a finite number with at most 4 decimal places. */

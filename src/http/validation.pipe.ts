@@ -19,7 +19,8 @@ export class ApiValidationPipe extends ValidationPipe {
       transform: true,
       forbidUnknownValues: false,
       validationError: { target: false, value: false },
-      stopAtFirstError: false,
+      // One message per field: the first rule it breaks, in the order the DTO lists them.
+      stopAtFirstError: true,
     });
     this.exceptionFactory = (errors) => new ValidationFailed(groupByField(errors));
   }

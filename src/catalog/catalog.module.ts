@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CATALOG_ENTITIES } from './catalog.entities.js';
+import { ItemsController } from './items.controller.js';
+import { ItemsService } from './items.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES)],
+  controllers: [ItemsController],
+  providers: [ItemsService],
+  exports: [ItemsService],
+})
+export class CatalogModule {}

@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { Caller } from '../auth/caller.js';
+import { CurrentCaller, RequirePermission } from '../auth/guards.js';
+import { SecurityId } from '../auth/security-id.js';
+import type { Page } from '../pagination/page.js';
+import { PageQueryDto } from '../pagination/page-query.dto.js';
+import type { Item } from './catalog.entities.js';
+import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
+import { ItemsService } from './items.service.js';
+
+/** The item catalog (spec "Items"; DECISIONS "Items"). */
+@ApiTags('Items')
+@Controller('Item')
+export class ItemsController {
+  constructor(private readonly items: ItemsService) {}
+
+  @Get()
+  @RequirePermission(
+    SecurityId.ItemMasterList,
+    'List active items by shortID (paginated); with key (and type id|alias) one item; with Category a flat array',
+  )
+  async find(@Query() query: ItemQueryDto): Promise<Page<ItemResponse> | ItemResponse | ItemResponse[]> {
+    if (query.key !== undefined) {
+      return toItemResponse(await (query.type === 'alias' ? this.items.byAlias(query.key) : this.items.byShortId(query.key)));
+    }
+    if (query.category !== undefined) return (await this.items.inCategory(query.category)).map(toItemResponse);
+    return (await this.items.list(query, false)).map(toItemResponse);
+  }
+
+  @Get('All')
+  @RequirePermission(SecurityId.ItemMasterList, 'List all items, discontinued included (paginated)')
+  async all(@Query() query: PageQueryDto): Promise<Page<ItemResponse>> {
+    return (await this.items.list(query, true)).map(toItemResponse);
+  }
+
+  @Get(':partNo')
+  @RequirePermission(SecurityId.ItemMasterList, 'Get one item by part number')
+  async one(@Param('partNo') partNo: string): Promise<ItemResponse> {
+    return toItemResponse(await this.items.byPartNo(partNo));
+  }
+
+  @Post()
+  @RequirePermission(SecurityId.ModifyItemMaster, 'Create an item; 201 with the full item and status "created"')
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Res({ passthrough: true }) res: Response) {
+    const item = await this.items.create(caller, dto);
+    res.location(`/api/v1/Item/${item.partNo}`);
+    return withStatus(item, 'created');
+  }
+
+  @Put()
+  @RequirePermission(SecurityId.ModifyItemMaster, 'Update an item; omitted fields stay unchanged; discontinued:false reactivates')
+  async update(@Body() dto: UpdateItemDto) {
+    const item = await this.items.update(dto);
+    return withStatus(item, 'updated');
+  }
+
+  @Delete(':shortID')
+  @HttpCode(200)
+  @RequirePermission(SecurityId.ModifyItemMaster, 'Discontinue an item (logical deletion; the same answer when repeated)')
+  async discontinue(@Param('shortID') shortId: string) {
+    const item = await this.items.discontinue(shortId);
+    return { shortID: item.shortID, status: 'discontinued' as const };
+  }
+}
+
+/** DECISIONS "Items": `{shortID, status, ...item}`, a superset of both shapes in the spec. */
+function withStatus<S extends string>(item: Item, status: S) {
+  const { shortID, ...fields } = toItemResponse(item);
+  return { shortID, status, ...fields };
+}

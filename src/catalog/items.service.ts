@@ -1,0 +1,150 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import type { Caller } from '../auth/caller.js';
+import { caseKey } from '../database/case-key.js';
+import { isUniqueViolation } from '../database/errors.js';
+import { DomainError } from '../http/errors.js';
+import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
+import type { PageQueryDto } from '../pagination/page-query.dto.js';
+import { Item, ItemAlias } from './catalog.entities.js';
+import { type CreateItemDto, itemChanges, type UpdateItemDto } from './item.dto.js';
+
+export class ItemNotFound extends DomainError {
+  constructor(what: string) {
+    super('not_found', `No item ${what}.`);
+  }
+}
+
+export class DuplicateShortId extends DomainError {
+  constructor(shortId: string) {
+    super('conflict', `An item with shortID "${shortId}" already exists.`);
+  }
+}
+
+export class DuplicateAlias extends DomainError {
+  constructor(alias: string) {
+    super('conflict', `The alias "${alias}" already exists.`);
+  }
+}
+
+export class InvalidAlias extends DomainError {
+  constructor(message: string) {
+    super('validation_error', message, { alias: [message] });
+  }
+}
+
+/** Sorting of both item lists (DECISIONS "Pagination"): shortID compares case-insensitively, like its uniqueness. */
+const ITEM_PAGES: PageSpec = {
+  maxPageSize: MAX_PAGE_SIZE.standard,
+  sortable: {
+    shortID: 'item.shortIdKey',
+    partNo: 'item.partNo',
+    description: 'item.description',
+    category: 'item.category',
+    subCategory: 'item.subCategory',
+    created: 'item.created',
+    modified: 'item.modified',
+  },
+  defaultSort: { column: 'item.shortIdKey', direction: 'ASC' },
+  tiebreak: 'item.partNo',
+  modifiedColumn: 'item.modified',
+};
+
+const ITEM_DEFAULTS = { description: '', category: 0, subCategory: 0, uOM: 'EA', putUp: '', units: 1, dfltOwner: 0, discontinued: false };
+
+@Injectable()
+export class ItemsService {
+  constructor(
+    @InjectRepository(Item) private readonly items: Repository<Item>,
+    @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
+  ) {}
+
+  /** GET /Item (active only) and GET /Item/All. */
+  list(query: PageQueryDto, includeDiscontinued: boolean): Promise<Page<Item>> {
+    const qb = this.items.createQueryBuilder('item');
+    if (!includeDiscontinued) qb.where('item.discontinued = 0');
+    return paginate(qb, query, ITEM_PAGES);
+  }
+
+  /** GET /Item?Category=: the category's active items, by shortID, unpaginated. */
+  inCategory(category: number): Promise<Item[]> {
+    return this.items.find({ where: { category, discontinued: false }, order: { shortIdKey: 'ASC' } });
+  }
+
+  /** By shortID, regardless of case; discontinued items included. */
+  async byShortId(shortId: string): Promise<Item> {
+    const item = await this.items.findOneBy({ shortIdKey: caseKey(shortId) });
+    if (!item) throw new ItemNotFound(`with shortID "${shortId}"`);
+    return item;
+  }
+
+  async byAlias(alias: string): Promise<Item> {
+    const found = await this.aliases.findOneBy({ aliasKey: caseKey(alias) });
+    const item = found && (await this.items.findOneBy({ partNo: found.partNo }));
+    if (!item) throw new ItemNotFound(`with alias "${alias}"`);
+    return item;
+  }
+
+  /** GET /Item/<partNo>: anything but a positive whole number is simply not found. */
+  async byPartNo(raw: string): Promise<Item> {
+    const partNo = /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
+    const item = partNo >= 1 && partNo <= 2_147_483_647 ? await this.items.findOneBy({ partNo }) : null;
+    if (!item) throw new ItemNotFound(`with partNo ${raw.slice(0, 20)}`);
+    return item;
+  }
+
+  async create(caller: Caller, dto: CreateItemDto): Promise<Item> {
+    const now = new Date();
+    const item = this.items.create({
+      ...ITEM_DEFAULTS,
+      ...itemChanges(dto),
+      shortID: dto.shortID,
+      shortIdKey: dto.shortID,
+      created: now,
+      modified: now,
+      createdBy: caller.name,
+    });
+    try {
+      await this.items.insert(item);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
+      throw error;
+    }
+    return item;
+  }
+
+  /** PUT /Item: only the fields sent change; `modified` moves only when something did. */
+  async update(dto: UpdateItemDto): Promise<Item> {
+    const item = await this.byShortId(dto.shortID);
+    const changes = itemChanges(dto);
+    const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
+    if (changed.length) {
+      const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
+      await this.items.update({ partNo: item.partNo }, set);
+      Object.assign(item, set);
+    }
+    return item;
+  }
+
+  /** DELETE /Item/<shortID>: logical deletion, the same answer when repeated. */
+  async discontinue(shortId: string): Promise<Item> {
+    return this.update({ shortID: (await this.byShortId(shortId)).shortID, discontinued: true });
+  }
+
+  /** Admin CLI alias:create. */
+  async createAlias(shortId: string, alias: string): Promise<{ alias: string; shortID: string; partNo: number }> {
+    const clean = alias ?? '';
+    if (!clean || clean.length > 64 || /[/?#\p{Cc}]/u.test(clean) || clean.trim() !== clean) {
+      throw new InvalidAlias('alias must be 1 to 64 characters without /, ?, #, control characters or leading/trailing spaces');
+    }
+    const item = await this.byShortId(shortId);
+    try {
+      await this.aliases.insert({ alias: clean, aliasKey: clean, partNo: item.partNo, created: new Date() });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateAlias(clean);
+      throw error;
+    }
+    return { alias: clean, shortID: item.shortID, partNo: item.partNo };
+  }
+}
