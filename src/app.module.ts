@@ -4,6 +4,7 @@ import { AdminModule } from './auth/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { AppConfig } from './config/config.js';
+import { InventoryModule } from './inventory/inventory.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
@@ -30,6 +31,7 @@ export class AppModule {
         AuthModule,
         AdminModule,
         CatalogModule,
+        InventoryModule,
         ...imports,
       ],
       controllers: [HealthController],

@@ -1,14 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
 import type { Page } from '../pagination/page.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
-import type { Item } from './catalog.entities.js';
 import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
-import { ItemsService } from './items.service.js';
+import { Idempotent } from '../inventory/idempotency.js';
+import { ItemsService, withStatus } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
 @ApiTags('Items')
@@ -42,11 +42,12 @@ export class ItemsController {
   }
 
   @Post()
+  @Idempotent()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Create an item; 201 with the full item and status "created"')
-  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Res({ passthrough: true }) res: Response) {
-    const item = await this.items.create(caller, dto);
-    res.location(`/api/v1/Item/${item.partNo}`);
-    return withStatus(item, 'created');
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const { body, location } = await this.items.create(caller, dto, req.idempotency);
+    res.location(location);
+    return body;
   }
 
   @Put()
@@ -65,8 +66,3 @@ export class ItemsController {
   }
 }
 
-/** DECISIONS "Items": `{shortID, status, ...item}`, a superset of both shapes in the spec. */
-function withStatus<S extends string>(item: Item, status: S) {
-  const { shortID, ...fields } = toItemResponse(item);
-  return { shortID, status, ...fields };
-}

@@ -4,11 +4,13 @@ import type { Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../http/errors.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
-import { type CreateItemDto, itemChanges, type UpdateItemDto } from './item.dto.js';
+import { type IdempotencyContext, IdempotencyService } from '../inventory/idempotency.js';
+import { type CreateItemDto, itemChanges, type ItemResponse, toItemResponse, type UpdateItemDto } from './item.dto.js';
 
 export class ItemNotFound extends DomainError {
   constructor(what: string) {
@@ -58,6 +60,8 @@ export class ItemsService {
   constructor(
     @InjectRepository(Item) private readonly items: Repository<Item>,
     @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
+    private readonly tx: TransactionRunner,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /** GET /Item (active only) and GET /Item/All. */
@@ -94,7 +98,8 @@ export class ItemsService {
     return item;
   }
 
-  async create(caller: Caller, dto: CreateItemDto): Promise<Item> {
+  /** POST /Item: the 201 body and Location; with an Idempotency-Key the response is stored in the same transaction. */
+  async create(caller: Caller, dto: CreateItemDto, idem?: IdempotencyContext): Promise<{ body: ItemWithStatus<'created'>; location: string }> {
     const now = new Date();
     const item = this.items.create({
       ...ITEM_DEFAULTS,
@@ -106,12 +111,17 @@ export class ItemsService {
       createdBy: caller.name,
     });
     try {
-      await this.items.insert(item);
+      return await this.tx.run(async (m) => {
+        await m.insert(Item, item);
+        const body = withStatus(item, 'created');
+        const location = `/api/v1/Item/${item.partNo}`;
+        await this.idempotency.complete(m, idem, 201, body, { Location: location });
+        return { body, location };
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
       throw error;
     }
-    return item;
   }
 
   /** PUT /Item: only the fields sent change; `modified` moves only when something did. */
@@ -147,4 +157,12 @@ export class ItemsService {
     }
     return { alias: clean, shortID: item.shortID, partNo: item.partNo };
   }
+}
+
+export type ItemWithStatus<S extends string> = { shortID: string; status: S } & Omit<ItemResponse, 'shortID'>;
+
+/** DECISIONS "Items": `{shortID, status, ...item}`, a superset of both shapes in the spec. */
+export function withStatus<S extends string>(item: Item, status: S): ItemWithStatus<S> {
+  const { shortID, ...fields } = toItemResponse(item);
+  return { shortID, status, ...fields };
 }

@@ -69,10 +69,13 @@ describe('loadConfig', () => {
 });
 
 describe('parseDatabaseUrl', () => {
-  it('accepts sqlite files, absolute paths and memory', () => {
+  it('accepts sqlite files and absolute paths', () => {
     expect(parseDatabaseUrl('sqlite:data/x.sqlite')).toEqual({ type: 'sqlite', file: 'data/x.sqlite' });
     expect(parseDatabaseUrl('sqlite:///var/lib/inv.sqlite')).toEqual({ type: 'sqlite', file: '/var/lib/inv.sqlite' });
-    expect(parseDatabaseUrl('sqlite::memory:')).toEqual({ type: 'sqlite', file: ':memory:' });
+  });
+
+  it('refuses an in-memory SQLite database, whose transactions could not have a connection of their own', () => {
+    expect(() => parseDatabaseUrl('sqlite::memory:')).toThrow(/in-memory SQLite database is not supported/);
   });
 
   it('accepts mariadb:// as mysql://', () => {

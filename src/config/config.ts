@@ -60,6 +60,8 @@ export function parseDatabaseUrl(raw: string): DatabaseTarget {
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (!file) throw new ConfigError('DATABASE_URL', `${shape}; the sqlite file name is missing`);
+    // Transactions use a connection of their own, which an in-memory database cannot share.
+    if (file === ':memory:') throw new ConfigError('DATABASE_URL', `${shape}; an in-memory SQLite database is not supported, name a file`);
     return { type: 'sqlite', file };
   }
   if (/^(mysql|mariadb):\/\//.test(raw)) {

@@ -20,14 +20,16 @@ export function dataSourceOptions(db: DatabaseTarget): DataSourceOptions {
     logging: false,
   } as const;
   if (db.type === 'sqlite') {
-    const inMemory = db.file === ':memory:';
-    if (!inMemory) mkdirSync(dirname(resolve(db.file)), { recursive: true });
+    mkdirSync(dirname(resolve(db.file)), { recursive: true });
     return {
       ...common,
       type: 'better-sqlite3',
       database: db.file,
       migrations: SQLITE_MIGRATIONS,
-      enableWAL: !inMemory,
+      // WAL: readers on the main connection never wait for the writer connection.
+      enableWAL: true,
+      // A write from the main connection waits up to this long for the writer's lock.
+      timeout: 10_000,
       prepareDatabase: (connection: { pragma(sql: string): unknown }) => {
         connection.pragma('foreign_keys = ON');
       },

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Request, Response } from 'express';
+import { catchError, from, type Observable, of, switchMap, throwError } from 'rxjs';
+import { LessThan, type EntityManager, type Repository } from 'typeorm';
+import { isUniqueViolation } from '../database/errors.js';
+import { DomainError, ValidationFailed } from '../http/errors.js';
+import { IdempotencyRecord } from './inventory.entities.js';
+
+const KEEP_MS = 24 * 3600 * 1000;
+/** A pending record this old belongs to a request that died before committing: its key may be used again. */
+const ABANDONED_MS = 60 * 1000;
+
+export interface IdempotencyContext {
+  clientId: string;
+  key: string;
+  keyHash: string;
+  requestHash: string;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    idempotency?: IdempotencyContext;
+  }
+}
+
+export class IdempotencyKeyReused extends DomainError {
+  constructor() {
+    super('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
+  }
+}
+
+export class IdempotentRequestInFlight extends DomainError {
+  constructor() {
+    super('conflict', 'A request with this Idempotency-Key is still in progress.');
+  }
+}
+
+interface Stored {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * DECISIONS "Inventory": the same client sending the same Idempotency-Key and
+ * body within 24 hours gets the stored response again and nothing is done
+ * twice. The record is claimed before the work and completed inside the work's
+ * own transaction, so a stored response exists exactly when the change committed.
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(@InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>) {}
+
+  /** Claims the key; returns the stored response when there is one to replay. */
+  async begin(ctx: IdempotencyContext): Promise<Stored | null> {
+    const now = new Date();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.records.insert({ clientId: ctx.clientId, keyHash: ctx.keyHash, requestHash: ctx.requestHash, state: 'pending', status: null, body: null, created: now });
+        return null;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      const found = await this.records.findOneBy({ clientId: ctx.clientId, keyHash: ctx.keyHash });
+      if (!found) continue;
+      const age = now.getTime() - found.created.getTime();
+      const stale = age > KEEP_MS || (found.state === 'pending' && age > ABANDONED_MS);
+      if (stale) {
+        await this.records.delete({ clientId: ctx.clientId, keyHash: ctx.keyHash, created: found.created });
+        continue;
+      }
+      if (found.requestHash !== ctx.requestHash) throw new IdempotencyKeyReused();
+      if (found.state === 'pending') throw new IdempotentRequestInFlight();
+      return JSON.parse(found.body ?? 'null') as Stored;
+    }
+    throw new IdempotentRequestInFlight();
+  }
+
+  /** Inside the work's transaction: the response to replay from now on. */
+  async complete(m: EntityManager, ctx: IdempotencyContext | undefined, status: number, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+    if (!ctx) return;
+    const stored: Stored = { status, body, headers };
+    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status, body: JSON.stringify(stored) });
+  }
+
+  /** The work failed: free the key so that the client can try again. */
+  async release(ctx: IdempotencyContext): Promise<void> {
+    await this.records.delete({ clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending' });
+  }
+
+  /** Forgets records older than 24 hours (called now and then). */
+  async purge(): Promise<void> {
+    await this.records.delete({ created: LessThan(new Date(Date.now() - KEEP_MS)) });
+  }
+}
+
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private calls = 0;
+
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const key = req.headers['idempotency-key'];
+    if (key === undefined || !req.caller) return next.handle();
+    if (typeof key !== 'string' || key.length < 1 || key.length > 255 || /[\p{Cc}]/u.test(key)) {
+      throw new ValidationFailed({ 'Idempotency-Key': ['Idempotency-Key must be 1 to 255 printable characters'] });
+    }
+    const ctx: IdempotencyContext = {
+      clientId: req.caller.clientId,
+      key,
+      keyHash: sha256(key),
+      requestHash: sha256(`${req.method} ${req.route?.path ?? req.path} ${canonicalJson(req.body)}`),
+    };
+    if (++this.calls % 1000 === 0) void this.idempotency.purge().catch(() => undefined);
+    return from(this.idempotency.begin(ctx)).pipe(
+      switchMap((stored) => {
+        if (stored) {
+          res.setHeader('Idempotent-Replayed', 'true');
+          for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
+          return of(stored.body);
+        }
+        req.idempotency = ctx;
+        return next.handle().pipe(catchError((error: unknown) => from(this.idempotency.release(ctx)).pipe(switchMap(() => throwError(() => error)))));
+      }),
+    );
+  }
+}
+
+/** Marks a POST that honours the Idempotency-Key header. */
+export const Idempotent = () =>
+  applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Up to 255 characters; a retry with the same key and body within 24 h replays the first response' }),
+  );
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** JSON with object keys sorted, so that key order does not make two bodies differ. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type Repository } from 'typeorm';
+import { Warehouse } from '../auth/auth.entities.js';
+import type { Caller } from '../auth/caller.js';
+import { Item } from '../catalog/catalog.entities.js';
+import { caseKey } from '../database/case-key.js';
+import { readStoredDecimal, subtractDecimal } from '../database/decimal.js';
+import { DomainError } from '../http/errors.js';
+import { MAX_PAGE_SIZE, Page, paginate, resolvePage, type PageSpec } from '../pagination/page.js';
+import type { PageQueryDto } from '../pagination/page-query.dto.js';
+import { type LotQueryDto, type LotResponse, type StockLevelResponse, toLotResponse, toTransactionResponse, type TransactionResponse } from './inventory.dto.js';
+import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+
+export class WarehouseNotFound extends DomainError {
+  constructor(raw: string) {
+    super('not_found', `No warehouse ${raw.slice(0, 20)}.`);
+  }
+}
+
+const LOT_PAGES: PageSpec = {
+  maxPageSize: MAX_PAGE_SIZE.standard,
+  sortable: { recNo: 'lot.recNo', received: 'lot.received', shortID: 'item.shortIdKey', partNo: 'lot.partNo', spot: 'lot.spot', units: 'lot.units', modified: 'lot.modified' },
+  defaultSort: { column: 'lot.received', direction: 'DESC' },
+  tiebreak: 'lot.recNo',
+  modifiedColumn: 'lot.modified',
+};
+
+const STOCK_PAGES: PageSpec = {
+  maxPageSize: MAX_PAGE_SIZE.standard,
+  sortable: { partNo: 's.partNo', shortID: 'item.shortIdKey', available: 'available', inStock: 'inStock', onHold: 'onHold' },
+  defaultSort: { column: 's.partNo', direction: 'ASC' },
+  tiebreak: 's.partNo',
+  modifiedColumn: 's.modified',
+};
+
+const LEDGER_PAGES: PageSpec = {
+  maxPageSize: MAX_PAGE_SIZE.standard,
+  sortable: { id: 'e.id', created: 'e.created', partNo: 'e.partNo' },
+  defaultSort: { column: 'e.id', direction: 'ASC' },
+  tiebreak: 'e.id',
+  modifiedColumn: 'e.created',
+};
+
+/** GET /Inventory, /Inventory/<wid>, /Inventory/StockLevels[/<wid>] and the ledger; always within the caller's warehouses. */
+@Injectable()
+export class InventoryQueries {
+  constructor(
+    @InjectRepository(Lot) private readonly lots: Repository<Lot>,
+    @InjectRepository(StockLevel) private readonly levels: Repository<StockLevel>,
+    @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
+    @InjectRepository(Item) private readonly items: Repository<Item>,
+    @InjectRepository(Warehouse) private readonly warehouses: Repository<Warehouse>,
+  ) {}
+
+  /** The warehouses a list covers: the one named (in scope, else 403), or all of the caller's. */
+  scope(caller: Caller, rawWid?: string): number[] {
+    if (rawWid === undefined) return [...caller.warehouses];
+    const wid = /^\d{1,10}$/.test(rawWid) ? Number(rawWid) : 0;
+    if (wid < 1 || wid > 2_147_483_647) throw new WarehouseNotFound(rawWid);
+    caller.assertWarehouses(wid);
+    return [wid];
+  }
+
+  async lotPage(wids: number[], query: LotQueryDto): Promise<Page<LotResponse>> {
+    const request = resolvePage(query, LOT_PAGES);
+    const partNo = query.itemID === undefined ? undefined : await this.partNoOf(query.itemID);
+    if (!wids.length || partNo === null) return new Page([], 0, request);
+    const qb = this.lots.createQueryBuilder('lot').innerJoin(Item, 'item', 'item.partNo = lot.partNo').where('lot.wID IN (:...wids)', { wids });
+    if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
+    const page = await paginate(qb, query, LOT_PAGES);
+    const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames()]);
+    return page.map((lot) => toLotResponse(lot, items.get(lot.partNo)!, names.get(lot.wID) ?? ''));
+  }
+
+  /**
+   * One row per item that has had a lot in these warehouses, summed over them,
+   * read from the stock_level summary: the cost follows the page, not the lots.
+   */
+  async stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponse>> {
+    const request = resolvePage(query, STOCK_PAGES);
+    if (!wids.length) return new Page([], 0, request);
+    const base = () => {
+      const qb = this.levels.createQueryBuilder('s').where('s.wID IN (:...wids)', { wids });
+      if (request.modifiedSince) qb.andWhere('s.modified >= :since', { since: request.modifiedSince });
+      return qb;
+    };
+    const [{ n }] = await base().select('COUNT(DISTINCT s.partNo)', 'n').getRawMany<{ n: string | number }>();
+    const totalCount = Number(n);
+    if (request.offset >= totalCount) return new Page([], totalCount, request);
+    const qb = this.levels
+      .createQueryBuilder('s')
+      .innerJoin(Item, 'item', 'item.partNo = s.partNo')
+      .select('s.partNo', 'partNo')
+      .addSelect('item.shortID', 'shortID')
+      .addSelect('SUM(s.inStock)', 'inStock')
+      .addSelect('SUM(s.onHold)', 'onHold')
+      .addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available')
+      .where('s.wID IN (:...wids)', { wids })
+      .groupBy('s.partNo')
+      .addGroupBy('item.shortID')
+      .addGroupBy('item.shortIdKey');
+    if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
+    request.order.forEach(([column, direction], i) => (i === 0 ? qb.orderBy(column, direction) : qb.addOrderBy(column, direction)));
+    const rows = await qb.offset(request.offset).limit(request.pageSize).getRawMany<{ partNo: number; shortID: string; inStock: string | number; onHold: string | number }>();
+    return new Page(
+      rows.map((r) => {
+        const inStock = readStoredDecimal(r.inStock);
+        const onHold = readStoredDecimal(r.onHold);
+        // No order modules yet: committed, packed, onOrder and aSN are 0 (DECISIONS "Inventory").
+        return { partNo: Number(r.partNo), shortID: r.shortID, available: subtractDecimal(inStock, onHold), inStock, onOrder: 0, onHold, committed: 0, packed: 0, aSN: 0 };
+      }),
+      totalCount,
+      request,
+    );
+  }
+
+  /** GET /Inventory/Transactions (extension): ledger rows touching the caller's warehouses. */
+  async ledgerPage(wids: number[], query: LotQueryDto): Promise<Page<TransactionResponse>> {
+    const request = resolvePage(query, LEDGER_PAGES);
+    const partNo = query.itemID === undefined ? undefined : await this.partNoOf(query.itemID);
+    if (!wids.length || partNo === null) return new Page([], 0, request);
+    const qb = this.ledger.createQueryBuilder('e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
+    if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
+    const page = await paginate(qb, query, LEDGER_PAGES);
+    const items = await this.itemsOf(page.value.map((e) => e.partNo));
+    return page.map((e) => toTransactionResponse(e, items.get(e.partNo)?.shortID ?? ''));
+  }
+
+  /** An item filter that names no item matches nothing. */
+  private async partNoOf(shortId: string): Promise<number | null> {
+    return (await this.items.findOne({ where: { shortIdKey: caseKey(shortId) }, select: { partNo: true } }))?.partNo ?? null;
+  }
+
+  private async itemsOf(partNos: number[]): Promise<Map<number, Item>> {
+    if (!partNos.length) return new Map();
+    const found = await this.items.find({ where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true, description: true } });
+    return new Map(found.map((i) => [i.partNo, i]));
+  }
+
+  private async warehouseNames(): Promise<Map<number, string>> {
+    return new Map((await this.warehouses.find()).map((w) => [w.wID, w.name]));
+  }
+}

@@ -1,0 +1,74 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { Caller } from '../auth/caller.js';
+import { CurrentCaller, RequirePermission } from '../auth/guards.js';
+import { SecurityId } from '../auth/security-id.js';
+import { PageQueryDto } from '../pagination/page-query.dto.js';
+import { Idempotent } from './idempotency.js';
+import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import { InventoryQueries } from './inventory-queries.service.js';
+import { InventoryService } from './inventory.service.js';
+
+/** Lots, stock levels and inventory transactions (spec "Inventory"; DECISIONS "Inventory"). */
+@ApiTags('Inventory')
+@Controller('Inventory')
+export class InventoryController {
+  constructor(
+    private readonly inventory: InventoryService,
+    private readonly queries: InventoryQueries,
+  ) {}
+
+  @Get()
+  @RequirePermission(SecurityId.ItemMasterList, "List lots in the caller's warehouses, newest first")
+  lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto) {
+    return this.queries.lotPage(this.queries.scope(caller), query);
+  }
+
+  @Get('StockLevels')
+  @RequirePermission(SecurityId.ItemMasterList, "Stock levels per item over the caller's warehouses")
+  stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
+    return this.queries.stockPage(this.queries.scope(caller), query);
+  }
+
+  @Get('StockLevels/:wid')
+  @RequirePermission(SecurityId.ItemMasterList, 'Stock levels per item in one warehouse')
+  stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto) {
+    return this.queries.stockPage(this.queries.scope(caller, wid), query);
+  }
+
+  @Get('Transactions')
+  @RequirePermission(SecurityId.ItemMasterList, "Extension: the inventory ledger (one row per lot touched) in the caller's warehouses")
+  transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto) {
+    return this.queries.ledgerPage(this.queries.scope(caller), query);
+  }
+
+  @Get(':wid')
+  @RequirePermission(SecurityId.ItemMasterList, 'List lots in one warehouse, newest first')
+  lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto) {
+    return this.queries.lotPage(this.queries.scope(caller, wid), query);
+  }
+
+  @Post('Receive')
+  @Idempotent()
+  @RequirePermission(SecurityId.PositiveAdjustment, 'Receive: a positive adjustment creating a new lot; 201 {status, recNo, lot}')
+  receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @Req() req: Request) {
+    return this.inventory.receive(caller, dto, req.idempotency);
+  }
+
+  @Post('Move')
+  @HttpCode(200)
+  @Idempotent()
+  @RequirePermission(SecurityId.LocateMoveUnits, 'Move units between spots or warehouses, oldest lots first; 200 {status, units, lots}')
+  move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @Req() req: Request) {
+    return this.inventory.move(caller, dto, req.idempotency);
+  }
+
+  @Post('Issue')
+  @HttpCode(200)
+  @Idempotent()
+  @RequirePermission(SecurityId.NegativeAdjustment, 'Issue: a negative adjustment from in-stock, not-held lots, oldest first; 200 {status, units, lots}')
+  issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @Req() req: Request) {
+    return this.inventory.issue(caller, dto, req.idempotency);
+  }
+}

@@ -1,0 +1,195 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsDate, IsOptional } from 'class-validator';
+import type { Item } from '../catalog/catalog.entities.js';
+import { parseIsoDateTime } from '../http/datetime.js';
+import { IsDecimal4, IsInt32, IsShortId, IsText } from '../http/validators.js';
+import { PageQueryDto } from '../pagination/page-query.dto.js';
+import type { LedgerEntry, Lot } from './inventory.entities.js';
+
+const toDate = ({ value }: { value: unknown }) => (typeof value === 'string' ? (parseIsoDateTime(value) ?? value) : value);
+
+/** Fields every inventory write shares. */
+class InventoryWriteDto {
+  @ApiProperty({ description: 'shortID of the item' })
+  @IsShortId('itemID')
+  itemID: string;
+
+  @ApiProperty({ description: 'Warehouse ID' })
+  @IsInt32(1)
+  wid: number;
+
+  @ApiPropertyOptional() @IsOptional() @IsText(64) serial?: string;
+  @ApiPropertyOptional() @IsOptional() @IsText(64) serial2?: string;
+  @ApiPropertyOptional() @IsOptional() @IsText(64) rfidTag?: string;
+  @ApiPropertyOptional({ description: 'External reference, e.g. a purchase order number' }) @IsOptional() @IsText(100) reference?: string;
+}
+
+export class ReceiveDto extends InventoryWriteDto {
+  @ApiProperty({ description: 'Units received; > 0, at most 4 decimal places' })
+  @IsDecimal4({ greaterThan: 0 })
+  units: number;
+
+  @ApiProperty() @IsInt32() reasonCode: number;
+  @ApiPropertyOptional({ description: 'Bin/location' }) @IsOptional() @IsText(64) spot?: string;
+  @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
+  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) netWeight?: number;
+  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) grossWeight?: number;
+  @ApiPropertyOptional({ description: 'Unit cost' }) @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) price?: number;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @IsOptional()
+  @Transform(toDate)
+  @IsDate({ message: 'expires must be an ISO 8601 datetime' })
+  expires?: Date;
+
+  @ApiPropertyOptional({ description: 'Supplier ID' }) @IsOptional() @IsInt32() supplier?: number;
+  @ApiPropertyOptional({ description: 'Purchase order line' }) @IsOptional() @IsInt32() line?: number;
+  @ApiPropertyOptional({ description: 'Job/project ID' }) @IsOptional() @IsInt32() jobid?: number;
+
+  @ApiPropertyOptional({ description: 'Put the new lot on hold (default false)' })
+  @IsOptional()
+  @IsBoolean({ message: 'hold must be true or false' })
+  hold?: boolean;
+}
+
+export class IssueDto extends InventoryWriteDto {
+  @ApiProperty({ description: 'Units issued; > 0, at most 4 decimal places' })
+  @IsDecimal4({ greaterThan: 0 })
+  units: number;
+
+  @ApiProperty() @IsInt32() reasonCode: number;
+  @ApiPropertyOptional({ description: 'Bin to issue from' }) @IsOptional() @IsText(64) spot?: string;
+  @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
+  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) netWeight?: number;
+  @ApiPropertyOptional({ description: 'Destination customer ID' }) @IsOptional() @IsInt32() shipto?: number;
+  @ApiPropertyOptional({ description: 'Production/assembly ID' }) @IsOptional() @IsText(64) prodID?: string;
+  @ApiPropertyOptional({ description: 'A specific lot to issue from' }) @IsOptional() @IsInt32(1) recno?: number;
+  @ApiPropertyOptional({ description: 'Order line' }) @IsOptional() @IsInt32() line?: number;
+}
+
+export class MoveDto extends InventoryWriteDto {
+  @ApiProperty({ description: 'Units moved; > 0, at most 4 decimal places' })
+  @IsDecimal4({ greaterThan: 0 })
+  units: number;
+
+  @ApiPropertyOptional({ description: 'Source bin' }) @IsOptional() @IsText(64) fromSpot?: string;
+  @ApiPropertyOptional({ description: 'Destination bin (default: the source bin)' }) @IsOptional() @IsText(64) toSpot?: string;
+  @ApiPropertyOptional({ description: 'Destination warehouse (default: wid)' }) @IsOptional() @IsInt32(1) shipToWid?: number;
+  @ApiPropertyOptional() @IsOptional() @IsText(64) transitSlip?: string;
+  @ApiPropertyOptional({ description: 'A specific lot to move' }) @IsOptional() @IsInt32(1) recno?: number;
+
+  @ApiPropertyOptional({ description: 'Only lots received on this UTC date (or at this instant, if a time is given)', type: String })
+  @IsOptional()
+  @Transform(toDate)
+  @IsDate({ message: 'received must be an ISO 8601 date or datetime' })
+  received?: Date;
+}
+
+export class LotQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only lots of this item (shortID)' })
+  @IsOptional()
+  @IsShortId('itemID')
+  itemID?: string;
+}
+
+export interface LotResponse {
+  recNo: number;
+  partNo: number;
+  shortID: string;
+  description: string;
+  associate: string;
+  warehouse: string;
+  wID: number;
+  spot: string;
+  units: number;
+  received: string;
+  shipped: string | null;
+  serial: string;
+  serial2: string;
+  rFIDTag: string;
+  remark: string;
+  hold: boolean;
+  jobID: number;
+  jobName: string;
+  active: boolean;
+}
+
+/** The spec's Lot fields in the spec's order. */
+export function toLotResponse(lot: Lot, item: Pick<Item, 'shortID' | 'description'>, warehouse: string): LotResponse {
+  return {
+    recNo: lot.recNo,
+    partNo: lot.partNo,
+    shortID: item.shortID,
+    description: item.description,
+    associate: lot.associate,
+    warehouse,
+    wID: lot.wID,
+    spot: lot.spot,
+    units: lot.units,
+    received: lot.received.toISOString(),
+    shipped: lot.shipped ? lot.shipped.toISOString() : null,
+    serial: lot.serial,
+    serial2: lot.serial2,
+    rFIDTag: lot.rFIDTag,
+    remark: lot.remark,
+    hold: lot.hold,
+    jobID: lot.jobID,
+    jobName: lot.jobName,
+    active: lot.active,
+  };
+}
+
+export interface StockLevelResponse {
+  partNo: number;
+  shortID: string;
+  available: number;
+  inStock: number;
+  onOrder: number;
+  onHold: number;
+  committed: number;
+  packed: number;
+  aSN: number;
+}
+
+export interface TransactionResponse {
+  id: number;
+  operationId: string;
+  operation: string;
+  created: string;
+  partNo: number;
+  shortID: string;
+  recNo: number;
+  fromRecNo: number | null;
+  fromWid: number | null;
+  fromSpot: string | null;
+  toWid: number | null;
+  toSpot: string | null;
+  units: number;
+  reasonCode: number | null;
+  reference: string;
+  remark: string;
+  clientId: string;
+}
+
+export function toTransactionResponse(e: LedgerEntry, shortID: string): TransactionResponse {
+  return {
+    id: e.id,
+    operationId: e.operationId,
+    operation: e.operation,
+    created: e.created.toISOString(),
+    partNo: e.partNo,
+    shortID,
+    recNo: e.recNo,
+    fromRecNo: e.fromRecNo,
+    fromWid: e.fromWid,
+    fromSpot: e.fromSpot,
+    toWid: e.toWid,
+    toSpot: e.toSpot,
+    units: e.units,
+    reasonCode: e.reasonCode,
+    reference: e.reference,
+    remark: e.remark,
+    clientId: e.clientId,
+  };
+}

@@ -1,0 +1,191 @@
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { decimalTransformer } from '../database/decimal.js';
+
+/** A lot (spec "Lot"): units of one item at one spot of one warehouse. In stock while active. */
+@Entity('lot')
+export class Lot {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  recNo: number;
+
+  @Column({ type: 'int' })
+  partNo: number;
+
+  @Column({ type: 'int' })
+  wID: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  spot: string;
+
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  units: number;
+
+  @Column({ type: 'datetime' })
+  received: Date;
+
+  @Column({ type: 'datetime', nullable: true })
+  shipped: Date | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  serial: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  serial2: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  rFIDTag: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  remark: string;
+
+  @Column({ type: 'boolean' })
+  hold: boolean;
+
+  @Column({ type: 'int' })
+  jobID: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  jobName: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  associate: string;
+
+  /** True while in stock; false once issued (then `shipped` is set). */
+  @Column({ type: 'boolean' })
+  active: boolean;
+
+  // Receive details that the Lot reference does not show, kept with the lot.
+  @Column({ type: 'decimal', precision: 18, scale: 4, nullable: true, transformer: decimalTransformer })
+  netWeight: number | null;
+
+  @Column({ type: 'decimal', precision: 18, scale: 4, nullable: true, transformer: decimalTransformer })
+  grossWeight: number | null;
+
+  @Column({ type: 'decimal', precision: 18, scale: 4, nullable: true, transformer: decimalTransformer })
+  price: number | null;
+
+  @Column({ type: 'datetime', nullable: true })
+  expires: Date | null;
+
+  @Column({ type: 'int', nullable: true })
+  supplier: number | null;
+
+  @Column({ type: 'int', nullable: true })
+  poLine: number | null;
+
+  @Column({ type: 'datetime' })
+  modified: Date;
+}
+
+/**
+ * One row per lot touched by a Receive, Move or Issue; never updated. Units go
+ * out of (fromWid, fromSpot) and into (toWid, toSpot): a receive has no
+ * "from", an issue no "to". Σ in − Σ out per item and warehouse is the stock.
+ */
+@Entity('ledger_entry')
+export class LedgerEntry {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  /** Groups the rows of one request. */
+  @Column({ type: 'varchar', length: 36 })
+  operationId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  operation: 'receive' | 'move' | 'issue';
+
+  @Column({ type: 'int' })
+  partNo: number;
+
+  /** The lot that holds the units afterwards (the archived lot for an issue). */
+  @Column({ type: 'int' })
+  recNo: number;
+
+  /** The lot the units came from; null for a receive. */
+  @Column({ type: 'int', nullable: true })
+  fromRecNo: number | null;
+
+  @Column({ type: 'int', nullable: true })
+  fromWid: number | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  fromSpot: string | null;
+
+  @Column({ type: 'int', nullable: true })
+  toWid: number | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  toSpot: string | null;
+
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  units: number;
+
+  @Column({ type: 'int', nullable: true })
+  reasonCode: number | null;
+
+  @Column({ type: 'varchar', length: 100 })
+  reference: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  remark: string;
+
+  /** The other body fields of the request that have no column (JSON), e.g. transitSlip, shipto, prodID. */
+  @Column({ type: 'text', nullable: true })
+  extra: string | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  clientId: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  idempotencyKey: string | null;
+
+  @Column({ type: 'datetime' })
+  created: Date;
+}
+
+/** Per item × warehouse totals, kept in the same transaction as the lots, so stock levels never scan lots. */
+@Entity('stock_level')
+export class StockLevel {
+  @PrimaryColumn({ type: 'int' })
+  partNo: number;
+
+  @PrimaryColumn({ type: 'int' })
+  wID: number;
+
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  inStock: number;
+
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  onHold: number;
+
+  @Column({ type: 'datetime' })
+  modified: Date;
+}
+
+/** A stored response for an Idempotency-Key, per client, kept 24 hours. */
+@Entity('idempotency_record')
+export class IdempotencyRecord {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  clientId: string;
+
+  /** SHA-256 of the key. */
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  keyHash: string;
+
+  /** SHA-256 of method, route and body: the same key with another request is refused. */
+  @Column({ type: 'varchar', length: 64 })
+  requestHash: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state: 'pending' | 'done';
+
+  @Column({ type: 'int', nullable: true })
+  status: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  body: string | null;
+
+  @Column({ type: 'datetime' })
+  created: Date;
+}
+
+export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, IdempotencyRecord];

@@ -1,0 +1,71 @@
+import type { DataSource } from 'typeorm';
+import { formatDecimal, toTenThousandths, readStoredDecimal } from '../database/decimal.js';
+
+export interface LedgerMismatch {
+  partNo: number;
+  wID: number;
+  ledger: string;
+  lots: string;
+  summary: string | null;
+  heldLots: string;
+  summaryOnHold: string | null;
+}
+
+export interface LedgerReport {
+  ok: boolean;
+  checked: number;
+  mismatches: LedgerMismatch[];
+}
+
+/**
+ * The stock invariant (issue "Inventory"): for every item × warehouse,
+ * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
+ * the held in-stock lots = its onHold. Sums are exact on both databases.
+ */
+export async function checkLedger(db: DataSource): Promise<LedgerReport> {
+  const totals = new Map<string, { partNo: number; wID: number; ledger: bigint; lots: bigint; held: bigint; summary: bigint | null; onHold: bigint | null }>();
+  const at = (partNo: number, wID: number) => {
+    const key = `${partNo}:${wID}`;
+    let t = totals.get(key);
+    if (!t) totals.set(key, (t = { partNo, wID, ledger: 0n, lots: 0n, held: 0n, summary: null, onHold: null }));
+    return t;
+  };
+  const exact = (raw: string | number | null) => (raw === null ? 0n : toTenThousandths(readStoredDecimal(raw))!);
+  type Row = { partNo: number; wID: number; total: string | number; held?: string | number };
+  const ins: Row[] = await db.query('SELECT partNo, toWid AS wID, SUM(units) AS total FROM ledger_entry WHERE toWid IS NOT NULL GROUP BY partNo, toWid');
+  const outs: Row[] = await db.query('SELECT partNo, fromWid AS wID, SUM(units) AS total FROM ledger_entry WHERE fromWid IS NOT NULL GROUP BY partNo, fromWid');
+  const lots: Row[] = await db.query(
+    'SELECT partNo, wID, SUM(units) AS total, SUM(CASE WHEN hold = 1 THEN units ELSE 0 END) AS held FROM lot WHERE active = 1 GROUP BY partNo, wID',
+  );
+  const levels: Array<{ partNo: number; wID: number; inStock: string | number; onHold: string | number }> = await db.query(
+    'SELECT partNo, wID, inStock, onHold FROM stock_level',
+  );
+  for (const r of ins) at(Number(r.partNo), Number(r.wID)).ledger += exact(r.total);
+  for (const r of outs) at(Number(r.partNo), Number(r.wID)).ledger -= exact(r.total);
+  for (const r of lots) {
+    const t = at(Number(r.partNo), Number(r.wID));
+    t.lots = exact(r.total);
+    t.held = exact(r.held ?? 0);
+  }
+  for (const r of levels) {
+    const t = at(Number(r.partNo), Number(r.wID));
+    t.summary = exact(r.inStock);
+    t.onHold = exact(r.onHold);
+  }
+  const mismatches: LedgerMismatch[] = [];
+  for (const t of totals.values()) {
+    const summary = t.summary ?? 0n;
+    if (t.ledger !== t.lots || t.lots !== summary || t.held !== (t.onHold ?? 0n) || (t.summary === null && t.ledger !== 0n)) {
+      mismatches.push({
+        partNo: t.partNo,
+        wID: t.wID,
+        ledger: formatDecimal(t.ledger),
+        lots: formatDecimal(t.lots),
+        summary: t.summary === null ? null : formatDecimal(t.summary),
+        heldLots: formatDecimal(t.held),
+        summaryOnHold: t.onHold === null ? null : formatDecimal(t.onHold),
+      });
+    }
+  }
+  return { ok: mismatches.length === 0, checked: totals.size, mismatches };
+}
