@@ -105,7 +105,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     const known = error instanceof AdminInputError || error instanceof ConfigError || error instanceof DomainError;
-    process.stderr.write(`error: ${known ? (error as Error).message : `unexpected failure: ${String(error)}`}\n`);
+    process.stderr.write(`error: ${known ? (error as Error).message : `unexpected failure: ${String(error).split('\n')[0]}`}\n`);
     process.exit(1);
   },
 );

@@ -18,10 +18,13 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-async function waitFor(done: () => boolean, show: () => string, ms = 20_000): Promise<void> {
+/** Waits until `done()`; fails early, with everything the process said, if it exits first. */
+async function waitFor(done: () => boolean, show: () => string, child?: ChildProcess, ms = 45_000): Promise<void> {
   const until = Date.now() + ms;
+  const stderr = collect(child?.stderr ?? null);
   while (!done()) {
-    if (Date.now() > until) throw new Error(`timed out; output so far: ${show()}`);
+    if (child && child.exitCode !== null) throw new Error(`exited ${child.exitCode}; stdout: ${show()} stderr: ${stderr()}`);
+    if (Date.now() > until) throw new Error(`timed out; stdout: ${show()} stderr: ${stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -58,7 +61,7 @@ describe('the service process', () => {
     it('prints the first start\'s admin credentials once on stdout, whatever LOG_LEVEL is, and never again', async () => {
       const first = run({ DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'silent' });
       const out = collect(first.stdout);
-      await waitFor(() => out().includes('"bootstrap"'), () => out());
+      await waitFor(() => out().includes('"bootstrap"'), () => out(), first);
       const exit = exited(first);
       first.kill('SIGTERM');
       expect((await exit).code).toBe(0);
@@ -70,7 +73,7 @@ describe('the service process', () => {
 
       const second = run({ DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'trace' });
       const again = collect(second.stdout);
-      await waitFor(() => again().includes('"listening"'), () => again());
+      await waitFor(() => again().includes('"listening"'), () => again(), second);
       const exit2 = exited(second);
       second.kill('SIGTERM');
       expect((await exit2).code).toBe(0);

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdempotencyModule } from '../inventory/idempotency.module.js';
 import { CATALOG_ENTITIES } from './catalog.entities.js';
 import { ItemsController } from './items.controller.js';
 import { ItemsService } from './items.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES)],
+  imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES), IdempotencyModule],
   controllers: [ItemsController],
   providers: [ItemsService],
   exports: [ItemsService],

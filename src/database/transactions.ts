@@ -48,7 +48,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return this.isMysql ? await this.dataSource.transaction('READ COMMITTED', work) : await this.exclusive(() => this.writer!.transaction(work));
+        return this.isMysql ? await this.dataSource.transaction('READ COMMITTED', work) : await this.exclusive(() => this.sqliteTransaction(work));
       } catch (error) {
         if (!isTransient(error)) throw error;
         if (attempt >= MAX_ATTEMPTS) throw new TooMuchContention();
@@ -60,6 +60,24 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */
   forUpdate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;
+  }
+
+  /**
+   * BEGIN IMMEDIATE takes the write lock first (waiting up to the busy
+   * timeout), so another process writing the same file cannot make this
+   * transaction fail half-way when it upgrades from reading to writing.
+   */
+  private async sqliteTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.writer!.createQueryRunner();
+    await runner.query('BEGIN IMMEDIATE');
+    try {
+      const result = await work(runner.manager);
+      await runner.query('COMMIT');
+      return result;
+    } catch (error) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

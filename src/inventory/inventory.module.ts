@@ -1,19 +1,16 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Warehouse } from '../auth/auth.entities.js';
 import { Item } from '../catalog/catalog.entities.js';
-import { IdempotencyInterceptor, IdempotencyService } from './idempotency.js';
+import { IdempotencyModule } from './idempotency.module.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';
 
-/** Idempotency is global: POST /Item (catalog) honours Idempotency-Key too. */
-@Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse])],
+  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, InventoryQueries, IdempotencyService, IdempotencyInterceptor],
-  exports: [IdempotencyService, IdempotencyInterceptor],
+  providers: [InventoryService, InventoryQueries],
 })
 export class InventoryModule {}

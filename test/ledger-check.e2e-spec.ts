@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+import { givenClient } from './support/auth.js';
+import { givenItem } from './support/catalog.js';
+import { givenStock, issue, move } from './support/inventory.js';
+
+describe(`npm run check:ledger (${testDatabaseKind()})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+    const client = await givenClient(t, { warehouses: [1, 2] });
+    const { shortID } = await givenItem(t, client.bearer);
+    await givenStock(t, client.bearer, { itemID: shortID, units: 7.25, hold: true });
+    await givenStock(t, client.bearer, { itemID: shortID, units: 3 });
+    await issue(t, client.bearer, { itemID: shortID, units: 1.5 });
+    await move(t, client.bearer, { itemID: shortID, units: 4, shipToWid: 2 });
+  });
+  afterAll(() => t.close());
+
+  const check = () => {
+    const r = spawnSync(process.execPath, ['dist/src/inventory/check-ledger.js'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
+    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>> } };
+  };
+
+  it('passes on consistent data', () => {
+    const { status, report } = check();
+    expect(status).toBe(0);
+    expect(report).toEqual({ ok: true, checked: 2, mismatches: [] });
+  });
+
+  it('fails, naming the item and warehouse, when a summary row disagrees', async () => {
+    await t.dataSource.query('UPDATE stock_level SET inStock = inStock + 1 WHERE wID = 2');
+    const { status, report } = check();
+    expect(status).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(report.mismatches).toEqual([expect.objectContaining({ wID: 2, ledger: '4.0000', lots: '4.0000', summary: '5.0000' })]);
+    await t.dataSource.query('UPDATE stock_level SET inStock = inStock - 1 WHERE wID = 2');
+  });
+
+  it('fails when a lot changes without a ledger row', async () => {
+    await t.dataSource.query("UPDATE lot SET units = units + 0.0001 WHERE wID = 1 AND active = 1 AND hold = 0");
+    const { status, report } = check();
+    expect(status).toBe(1);
+    expect(report.mismatches[0]).toMatchObject({ wID: 1 });
+  });
+});
