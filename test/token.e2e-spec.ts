@@ -134,7 +134,8 @@ describe(`POST /Token and bearer tokens (${testDatabaseKind()})`, () => {
     const token = await tokenFor(t, t.admin!.clientId, t.admin!.clientSecret);
     expect((await request(t.http).get('/api/v1/__probe/secured/11').set('Authorization', `Bearer ${token}`)).status).toBe(200);
     const all = logged.join('');
-    expect(all).toContain('"request"');
+    const lines = logged.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', route: '/api/v1/__probe/secured/11', status: 200, clientId: t.admin!.clientId }));
     expect(all).not.toContain(t.admin!.clientSecret);
     expect(all).not.toContain(token);
   });

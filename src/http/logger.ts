@@ -15,12 +15,16 @@ export abstract class AppLogger {
   abstract readonly log: Logger;
 }
 
-/** Routes Nest's own messages (start-up, route map, errors) into the same JSON log. */
+/**
+ * Routes Nest's own messages into the same JSON log. Its routine start-up
+ * chatter (module and route map) goes to debug, so that at info a start shows
+ * only what an operator needs; warnings and errors keep their level.
+ */
 export class NestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.logger.info({ context }, String(message));
+    this.logger.debug({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message));
