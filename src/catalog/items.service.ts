@@ -138,8 +138,8 @@ export class ItemsService {
   }
 
   /** DELETE /Item/<shortID>: logical deletion, the same answer when repeated. */
-  async discontinue(shortId: string): Promise<Item> {
-    return this.update({ shortID: (await this.byShortId(shortId)).shortID, discontinued: true });
+  discontinue(shortId: string): Promise<Item> {
+    return this.update({ shortID: shortId, discontinued: true });
   }
 
   /** Admin CLI alias:create. */

@@ -11,8 +11,10 @@ export function parseIsoDateTime(text: string): Date | null {
   if (!m) return null;
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
   const ms = Number(frac.padEnd(3, '0').slice(0, 3));
-  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
-  const check = new Date(utc);
+  // setUTCFullYear, because Date.UTC reads years 0–99 as 1900–1999.
+  const check = new Date(Date.UTC(2000, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms));
+  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  const utc = check.getTime();
   if (
     check.getUTCFullYear() !== Number(y) ||
     check.getUTCMonth() !== Number(mo) - 1 ||
