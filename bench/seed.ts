@@ -1,0 +1,104 @@
+import mysql from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { ALL_SECURITY_IDS } from '../src/auth/security-id.js';
+import { hashCredential } from '../src/auth/credentials.js';
+import { parseDatabaseUrl } from '../src/config/config.js';
+import { dataSourceOptions } from '../src/database/data-source.js';
+
+export interface Seeded {
+  items: number;
+  lots: number;
+  clientId: string;
+  clientSecret: string;
+  /** An item with a deep stock in warehouse 1, for the contended-issue scenario. */
+  hotItem: string;
+}
+
+const WAREHOUSES = 3;
+const CHUNK = 5000;
+
+/**
+ * A fresh MariaDB database at the given scale: 3 warehouses, lots/10 items,
+ * each item's lots spread over the warehouses, a quarter of them archived
+ * (issued), and the stock_level and ledger rows that make the stock invariant
+ * hold, as if every lot had come in by Receive and gone out by Issue.
+ */
+export async function seed(url: string, lots: number, log: (m: string) => void): Promise<Seeded> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const server = new URL(url);
+  server.pathname = '/';
+  const admin = await mysql.createConnection(server.toString());
+  await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+
+  const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(url)));
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await ds.destroy();
+
+  const db = await mysql.createConnection({ uri: url, multipleStatements: false });
+  const now = new Date();
+  const items = Math.max(1, Math.floor(lots / 10));
+  const clientId = 'c_bench';
+  const clientSecret = 'bench-secret-not-for-production-000000000';
+  await db.query('INSERT INTO warehouse (wID, name, nameKey, created) VALUES ?', [
+    Array.from({ length: WAREHOUSES }, (_, i) => [i + 1, `Warehouse ${i + 1}`, `warehouse ${i + 1}`, now]),
+  ]);
+  await db.query('INSERT INTO permission_group (name, nameKey, permissions, created) VALUES (?, ?, ?, ?)', ['bench', 'bench', ALL_SECURITY_IDS.join(','), now]);
+  await db.query(
+    'INSERT INTO integration_client (clientId, name, nameKey, groupId, secretHash, readOnly, disabled, created, modified) VALUES (?, ?, ?, LAST_INSERT_ID(), ?, 0, 0, ?, ?)',
+    [clientId, 'bench', 'bench', hashCredential(clientSecret), now, now],
+  );
+  await db.query('INSERT INTO client_warehouse (clientId, wID) VALUES ?', [Array.from({ length: WAREHOUSES }, (_, i) => [clientId, i + 1])]);
+
+  const started = Date.now();
+  for (let from = 0; from < items; from += CHUNK) {
+    const rows = [];
+    for (let i = from; i < Math.min(items, from + CHUNK); i++) {
+      const shortID = `BENCH-${String(i + 1).padStart(7, '0')}`;
+      rows.push([i + 1, shortID, shortID.toLowerCase(), `Bench part ${i + 1}`, i % 50, i % 7, 'EA', '', 1, 0, now, now, 0, 'bench']);
+    }
+    await db.query(
+      'INSERT INTO item (partNo, shortID, shortIdKey, description, category, subCategory, uOM, putUp, units, dfltOwner, created, modified, discontinued, createdBy) VALUES ?',
+      [rows],
+    );
+  }
+  log(`seeded ${items} items in ${Date.now() - started} ms`);
+
+  const base = now.getTime() - lots * 1000;
+  for (let from = 0; from < lots; from += CHUNK) {
+    const rows = [];
+    for (let j = from; j < Math.min(lots, from + CHUNK); j++) {
+      // Every item gets lots in every warehouse (j % items, j % 3), and about a quarter of each item's lots are archived.
+      const archived = Math.floor(j / items) % 4 === 3;
+      const received = new Date(base + j * 1000);
+      rows.push([j + 1, (j % items) + 1, (j % WAREHOUSES) + 1, `S-${j % 100}`, 10, received, archived ? now : null, `SER-${j}`, '', '', '', 0, 0, '', '', archived ? 0 : 1, received]);
+    }
+    await db.query(
+      'INSERT INTO lot (recNo, partNo, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES ?',
+      [rows],
+    );
+  }
+  log(`seeded ${lots} lots in ${Date.now() - started} ms`);
+
+  // The hot item: one deep lot in warehouse 1 for the contended-issue scenario.
+  await db.query(
+    "INSERT INTO lot (partNo, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (1, 1, 'HOT', 1000000, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
+    [now, now],
+  );
+  await db.query(
+    "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, toWid, toSpot, units, reasonCode, reference, remark, clientId, created) SELECT UUID(), 'receive', partNo, recNo, wID, spot, units, 1, '', '', 'bench', received FROM lot",
+  );
+  await db.query(
+    "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, fromRecNo, fromWid, fromSpot, units, reasonCode, reference, remark, clientId, created) SELECT UUID(), 'issue', partNo, recNo, recNo, wID, spot, units, 2, '', '', 'bench', shipped FROM lot WHERE active = 0",
+  );
+  await db.query(
+    'INSERT INTO stock_level (partNo, wID, inStock, onHold, modified) SELECT partNo, wID, SUM(CASE WHEN active = 1 THEN units ELSE 0 END), 0, MAX(modified) FROM lot GROUP BY partNo, wID',
+  );
+  await db.query('ANALYZE TABLE item, lot, stock_level, ledger_entry');
+  await db.end();
+  log(`seeded ledger and stock levels; ${Date.now() - started} ms in all`);
+  return { items, lots, clientId, clientSecret, hotItem: 'BENCH-0000001' };
+}
