@@ -57,6 +57,16 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     expect(rows.map((r) => r.name)).toEqual(['ABC-1', 'ÄBC-1', 'abc-2']);
   });
 
+  it('enforces the foreign keys of lots and stock levels on this database', async () => {
+    const now = new Date();
+    await expect(
+      t.dataSource.createQueryBuilder().insert().into('lot').values({ partNo: 999_999, wID: 1, units: '1.0000', received: now, modified: now }).execute(),
+    ).rejects.toThrow();
+    await expect(
+      t.dataSource.createQueryBuilder().insert().into('stock_level').values({ partNo: 999_999, wID: 1, inStock: '0', onHold: '0', modified: now }).execute(),
+    ).rejects.toThrow();
+  });
+
   it('stores and reads datetimes as UTC', async () => {
     await t.dataSource.query(
       `CREATE TABLE probe_time (id INTEGER PRIMARY KEY, at ${testDatabaseKind() === 'mysql' ? 'DATETIME(3)' : 'DATETIME'} NOT NULL)`,

@@ -12,13 +12,16 @@ export function inventorySchema(d: Dialect): string[] {
   const bool = d === 'mysql' ? 'tinyint(1)' : 'boolean';
   const bin = d === 'mysql' ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_bin' : '';
   const table = d === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
+  // Foreign keys as table constraints: MySQL 8 parses column-level REFERENCES and ignores them.
+  const fk = (name: string, col: string, target: string, targetCol: string) =>
+    `,\n      CONSTRAINT ${q(name)} FOREIGN KEY (${q(col)}) REFERENCES ${q(target)} (${q(targetCol)})`;
   const ix = (name: string, t: string, cols: string[], unique = false) =>
     `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${q(name)} ON ${q(t)} (${cols.map(q).join(', ')})`;
   return [
     `CREATE TABLE ${q('lot')} (
       ${q('recNo')} ${id},
-      ${q('partNo')} int NOT NULL REFERENCES ${q('item')} (${q('partNo')}),
-      ${q('wID')} int NOT NULL REFERENCES ${q('warehouse')} (${q('wID')}),
+      ${q('partNo')} int NOT NULL,
+      ${q('wID')} int NOT NULL,
       ${q('spot')} varchar(64) NOT NULL DEFAULT '',
       ${q('units')} decimal(18,4) NOT NULL,
       ${q('received')} ${dt} NOT NULL,
@@ -38,7 +41,7 @@ export function inventorySchema(d: Dialect): string[] {
       ${q('expires')} ${dt} NULL,
       ${q('supplier')} int NULL,
       ${q('poLine')} int NULL,
-      ${q('modified')} ${dt} NOT NULL)${table}`,
+      ${q('modified')} ${dt} NOT NULL${fk('FK_lot_item', 'partNo', 'item', 'partNo')}${fk('FK_lot_warehouse', 'wID', 'warehouse', 'wID')})${table}`,
     // Issue and Move: an item's in-stock lots in a warehouse, oldest first, locked.
     ix('IX_lot_pick', 'lot', ['partNo', 'wID', 'active', 'received']),
     // GET /Inventory (newest first) for all the caller's warehouses, and for one.
@@ -71,12 +74,12 @@ export function inventorySchema(d: Dialect): string[] {
     ix('IX_ledger_partNo', 'ledger_entry', ['partNo']),
 
     `CREATE TABLE ${q('stock_level')} (
-      ${q('partNo')} int NOT NULL REFERENCES ${q('item')} (${q('partNo')}),
-      ${q('wID')} int NOT NULL REFERENCES ${q('warehouse')} (${q('wID')}),
+      ${q('partNo')} int NOT NULL,
+      ${q('wID')} int NOT NULL,
       ${q('inStock')} decimal(18,4) NOT NULL DEFAULT 0,
       ${q('onHold')} decimal(18,4) NOT NULL DEFAULT 0,
       ${q('modified')} ${dt} NOT NULL,
-      PRIMARY KEY (${q('partNo')}, ${q('wID')}))${table}`,
+      PRIMARY KEY (${q('partNo')}, ${q('wID')})${fk('FK_stock_level_item', 'partNo', 'item', 'partNo')}${fk('FK_stock_level_warehouse', 'wID', 'warehouse', 'wID')})${table}`,
     // GET /Inventory/StockLevels/<wid>, by partNo.
     ix('IX_stock_level_wID', 'stock_level', ['wID', 'partNo']),
 
