@@ -39,6 +39,8 @@ export async function createApp(
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.use(bodyParserErrors);
   app.disable('x-powered-by');
+  // No conditional GETs in this API; an ETag would hash every response body for nothing.
+  app.set('etag', false);
   app.setGlobalPrefix('api/v1', { exclude: ['health'] });
   setupOpenApi(app);
   await app.init();
