@@ -103,7 +103,10 @@ async function main(): Promise<void> {
     rows.push(row);
   }
   const peakRssMb = peakRss(service);
+  // Let the service drain the requests autocannon left in flight before the ledger is checked.
+  const exited = new Promise((resolve) => service.once('exit', resolve));
   service.kill('SIGTERM');
+  await exited;
 
   const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(DB_URL)));
   await ds.initialize();
@@ -139,7 +142,9 @@ async function drive(name: string, port: number, next: () => Record<string, unkn
     connections: CONNECTIONS,
     duration: SECONDS,
     headers,
-    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, method: 'GET', ...next() }) }],
+    // A fresh request each time: reusing autocannon's previous one would carry a POST's
+    // Content-Length onto the next GET, and the server would wait for a body never sent.
+    requests: [{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next() }) }],
   } as unknown as autocannon.Options);
   const row: Row = {
     scenario: name,

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { formatDecimal, toTenThousandths, readStoredDecimal } from '../database/decimal.js';
 
 export interface LedgerMismatch {
@@ -21,8 +21,23 @@ export interface LedgerReport {
  * The stock invariant (issue "Inventory"): for every item × warehouse,
  * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
  * the held in-stock lots = its onHold. Sums are exact on both databases.
+ *
+ * All sums are read in one transaction, so they come from one snapshot
+ * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
+ * committing between two of the queries cannot show as a false mismatch.
  */
 export async function checkLedger(db: DataSource): Promise<LedgerReport> {
+  const runner = db.createQueryRunner();
+  await runner.startTransaction(db.options.type === 'mysql' ? 'REPEATABLE READ' : undefined);
+  try {
+    return await sums(runner);
+  } finally {
+    await runner.rollbackTransaction().catch(() => undefined);
+    await runner.release();
+  }
+}
+
+async function sums(db: QueryRunner): Promise<LedgerReport> {
   const totals = new Map<string, { partNo: number; wID: number; ledger: bigint; lots: bigint; held: bigint; summary: bigint | null; onHold: bigint | null }>();
   const at = (partNo: number, wID: number) => {
     const key = `${partNo}:${wID}`;
