@@ -1,5 +1,6 @@
 import {
   addDecimal,
+  storedTenThousandths,
   compareDecimal,
   decimalTransformer,
   subtractDecimal,
@@ -54,6 +55,12 @@ describe('decimalTransformer', () => {
     expect(decimalTransformer.from(12.34)).toBe(12.34);
     expect(decimalTransformer.from(0.30000000000000004)).toBe(0.3);
     expect(decimalTransformer.from(null)).toBeNull();
+  });
+
+  it('reads sums beyond the input cap exactly', () => {
+    expect(storedTenThousandths('12345678901234.5678')).toBe(123456789012345678n);
+    expect(storedTenThousandths('-0.0001')).toBe(-1n);
+    expect(storedTenThousandths(0.30000000000000004)).toBe(3000n);
   });
 
   it('refuses to write a value with more than 4 places rather than rounding it', () => {

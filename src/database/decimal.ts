@@ -72,10 +72,17 @@ function parseFixed(text: string): bigint {
   return sign ? -count : count;
 }
 
+/**
+ * A stored value or SQL sum from either driver as ten-thousandths, without the
+ * input cap: sums may exceed what a request may send.
+ */
+export function storedTenThousandths(raw: string | number): bigint {
+  return typeof raw === 'number' ? BigInt(Math.round(raw * 10_000)) : parseFixed(raw.trim());
+}
+
 /** Reads a stored value from either driver, to its nearest 4-place decimal. */
 export function readStoredDecimal(raw: string | number): number {
-  if (typeof raw === 'number') return fromTenThousandths(BigInt(Math.round(raw * 10_000)));
-  return fromTenThousandths(parseFixed(raw.trim()));
+  return fromTenThousandths(storedTenThousandths(raw));
 }
 
 /** Column transformer for every DECIMAL(18,4) column. */

@@ -34,3 +34,6 @@ function zoneOffsetMinutes(zone: string): number {
   const digits = zone.slice(1).replace(':', '');
   return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
 }
+
+/** class-transformer @Transform for an ISO datetime field: a Date when it parses, else left for @IsDate to refuse. */
+export const toIsoDate = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? (parseIsoDateTime(value) ?? value) : value);

@@ -71,7 +71,7 @@ export class InventoryQueries {
     if (request.order.some(([column]) => column.startsWith('item.'))) qb.innerJoin(Item, 'item', 'item.partNo = lot.partNo');
     if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
     const page = await paginate(qb, query, LOT_PAGES);
-    const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames()]);
+    const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames(page.value.map((l) => l.wID))]);
     return page.map((lot) => toLotResponse(lot, items.get(lot.partNo)!, names.get(lot.wID) ?? ''));
   }
 
@@ -140,7 +140,8 @@ export class InventoryQueries {
     return new Map(found.map((i) => [i.partNo, i]));
   }
 
-  private async warehouseNames(): Promise<Map<number, string>> {
-    return new Map((await this.warehouses.find()).map((w) => [w.wID, w.name]));
+  private async warehouseNames(wids: number[]): Promise<Map<number, string>> {
+    if (!wids.length) return new Map();
+    return new Map((await this.warehouses.find({ where: { wID: In([...new Set(wids)]) } })).map((w) => [w.wID, w.name]));
   }
 }

@@ -2,12 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsDate, IsOptional } from 'class-validator';
 import type { Item } from '../catalog/catalog.entities.js';
-import { parseIsoDateTime } from '../http/datetime.js';
+import { toIsoDate } from '../http/datetime.js';
 import { IsDecimal4, IsInt32, IsShortId, IsText } from '../http/validators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import type { LedgerEntry, Lot } from './inventory.entities.js';
-
-const toDate = ({ value }: { value: unknown }) => (typeof value === 'string' ? (parseIsoDateTime(value) ?? value) : value);
 
 /** Fields every inventory write shares. */
 class InventoryWriteDto {
@@ -39,7 +37,7 @@ export class ReceiveDto extends InventoryWriteDto {
 
   @ApiPropertyOptional({ type: String, format: 'date-time' })
   @IsOptional()
-  @Transform(toDate)
+  @Transform(toIsoDate)
   @IsDate({ message: 'expires must be an ISO 8601 datetime' })
   expires?: Date;
 
@@ -81,7 +79,7 @@ export class MoveDto extends InventoryWriteDto {
 
   @ApiPropertyOptional({ description: 'Only lots received on this UTC date (or at this instant, if a time is given)', type: String })
   @IsOptional()
-  @Transform(toDate)
+  @Transform(toIsoDate)
   @IsDate({ message: 'received must be an ISO 8601 date or datetime' })
   received?: Date;
 }

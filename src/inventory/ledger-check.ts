@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { formatDecimal, toTenThousandths, readStoredDecimal } from '../database/decimal.js';
+import { formatDecimal, storedTenThousandths } from '../database/decimal.js';
 
 export interface LedgerMismatch {
   partNo: number;
@@ -45,7 +45,7 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
     if (!t) totals.set(key, (t = { partNo, wID, ledger: 0n, lots: 0n, held: 0n, summary: null, onHold: null }));
     return t;
   };
-  const exact = (raw: string | number | null) => (raw === null ? 0n : toTenThousandths(readStoredDecimal(raw))!);
+  const exact = (raw: string | number | null) => (raw === null ? 0n : storedTenThousandths(raw));
   type Row = { partNo: number; wID: number; total: string | number; held?: string | number };
   const ins: Row[] = await db.query('SELECT partNo, toWid AS wID, SUM(units) AS total FROM ledger_entry WHERE toWid IS NOT NULL GROUP BY partNo, toWid');
   const outs: Row[] = await db.query('SELECT partNo, fromWid AS wID, SUM(units) AS total FROM ledger_entry WHERE fromWid IS NOT NULL GROUP BY partNo, fromWid');

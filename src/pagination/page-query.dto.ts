@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDate, IsInt, IsOptional, Min } from 'class-validator';
-import { parseIsoDateTime } from '../http/datetime.js';
+import { toIsoDate } from '../http/datetime.js';
 
 /** A whole number from a query string; anything else is left as is for the validator to reject. */
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value);
@@ -36,7 +36,7 @@ export class PageQueryDto {
 
   @ApiPropertyOptional({ description: 'Only records modified at or after this instant (ISO 8601; UTC without a zone)', type: String, format: 'date-time' })
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (parseIsoDateTime(value) ?? value) : value))
+  @Transform(toIsoDate)
   @IsDate({ message: 'modifiedSince must be an ISO 8601 datetime' })
   modifiedSince?: Date;
 }
