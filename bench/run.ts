@@ -163,13 +163,19 @@ function start(argv: string[], ready: RegExp, env: Record<string, string> = {}):
     const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${argv.join(' ')} did not start: ${out}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       out += chunk.toString();
       if (ready.test(out)) {
         clearTimeout(timer);
+        // Past the ready line the output is only drained: keeping and re-scanning it
+        // (one log line per request) would cost the harness CPU the service shares.
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        out = '';
         resolve(child);
       }
-    });
+    };
+    child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${argv.join(' ')} exited ${code}: ${out}`)));
   });
 }

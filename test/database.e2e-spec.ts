@@ -3,6 +3,7 @@ import { caseKey, MYSQL_KEY_COLLATION } from '../src/database/case-key.js';
 import { decimalTransformer, sumDecimals } from '../src/database/decimal.js';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql/index.js';
 import { SQLITE_MIGRATIONS } from '../src/database/migrations/sqlite/index.js';
+import { TransactionRunner } from '../src/database/transactions.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 
 describe(`database layer on ${testDatabaseKind()}`, () => {
@@ -19,6 +20,26 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     const rows: Array<{ name: string }> = await t.dataSource.query('SELECT name FROM migrations ORDER BY id');
     expect(rows.map((r) => r.name)).toEqual(expected);
     expect(await t.dataSource.showMigrations()).toBe(false);
+  });
+
+  it('runs inventory transactions at READ COMMITTED on MySQL, every time, and commits or rolls back', async () => {
+    const tx = t.app.get(TransactionRunner);
+    await t.dataSource.query('CREATE TABLE probe_tx (id INTEGER PRIMARY KEY)');
+    if (testDatabaseKind() === 'mysql') {
+      for (let i = 0; i < 12; i++) {
+        // MariaDB names it tx_isolation; MySQL 8 only transaction_isolation.
+        const [row] = await tx.run((m) => m.query('SELECT @@tx_isolation AS level').catch(() => m.query('SELECT @@transaction_isolation AS level')));
+        expect(row.level).toBe('READ-COMMITTED');
+      }
+    }
+    await tx.run((m) => m.query('INSERT INTO probe_tx (id) VALUES (1)'));
+    await expect(
+      tx.run(async (m) => {
+        await m.query('INSERT INTO probe_tx (id) VALUES (2)');
+        throw new Error('abandoned');
+      }),
+    ).rejects.toThrow('abandoned');
+    expect(await t.dataSource.query('SELECT id FROM probe_tx ORDER BY id')).toEqual([{ id: 1 }]);
   });
 
   it('round-trips DECIMAL(18,4) values exactly through the real driver', async () => {

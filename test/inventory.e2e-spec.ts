@@ -257,6 +257,52 @@ describe(`inventory: Receive, Issue, Move and stock levels (${testDatabaseKind()
       expect(recent.body.totalCount).toBe(1);
     });
 
+    it('counts stock levels exactly for one warehouse, all of them and some of them', async () => {
+      // Warehouse 3 exists too: a client of 1 and 2 is then a scope of some but not all warehouses.
+      const wide = await givenClient(t, { warehouses: [1, 2, 3] });
+      const only3 = await newItem();
+      await givenStock(t, wide.bearer, { itemID: only3, units: 1, wid: 3 });
+      const both = await newItem();
+      await givenStock(t, wide.bearer, { itemID: both, units: 1, wid: 1 });
+      await move(t, wide.bearer, { itemID: both, units: 0.5, shipToWid: 2 });
+      const walk = async (bearer: string, path: string) => {
+        const seen: number[] = [];
+        let body: { value: Array<{ partNo: number }>; totalCount: number; hasMore: boolean };
+        for (let page = 1; ; page++) {
+          body = (await request(t.http).get(`${path}?page=${page}&pageSize=7`).set('Authorization', bearer)).body;
+          seen.push(...body.value.map((r) => r.partNo));
+          if (!body.hasMore) break;
+        }
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(body.totalCount).toBe(seen.length);
+        return seen;
+      };
+      const all = await walk(wide.bearer, '/api/v1/Inventory/StockLevels');
+      const some = await walk(admin.bearer, '/api/v1/Inventory/StockLevels');
+      const [one, two, three] = [await walk(wide.bearer, '/api/v1/Inventory/StockLevels/1'), await walk(wide.bearer, '/api/v1/Inventory/StockLevels/2'), await walk(wide.bearer, '/api/v1/Inventory/StockLevels/3')];
+      expect(new Set(all)).toEqual(new Set([...one, ...two, ...three]));
+      expect(new Set(some)).toEqual(new Set([...one, ...two]));
+      const partNoOf = async (shortID: string) => (await request(t.http).get(`/api/v1/Item?key=${shortID}`).set('Authorization', admin.bearer)).body.partNo;
+      expect(all).toContain(await partNoOf(only3));
+      expect(some).not.toContain(await partNoOf(only3));
+      expect(one).toContain(await partNoOf(both));
+      expect(two).toContain(await partNoOf(both));
+    });
+
+    it('walks lot pages newest first without repeating or skipping a lot', async () => {
+      const seen: number[] = [];
+      let body: { value: Array<{ recNo: number; received: string }>; totalCount: number; hasMore: boolean };
+      for (let page = 1; ; page++) {
+        body = (await request(t.http).get(`/api/v1/Inventory?page=${page}&pageSize=4`).set('Authorization', admin.bearer)).body;
+        seen.push(...body.value.map((l) => l.recNo));
+        if (!body.hasMore) break;
+      }
+      expect(seen.length).toBe(body.totalCount);
+      expect(new Set(seen).size).toBe(seen.length);
+      const sorted = await request(t.http).get('/api/v1/Inventory?pageSize=250&sort=recNo&direction=DESC').set('Authorization', admin.bearer);
+      expect(sorted.body.value.map((l: { recNo: number }) => l.recNo)).toEqual([...seen].sort((a, b) => b - a).slice(0, 250));
+    });
+
     it('lists the ledger as an extension, one row per lot touched', async () => {
       const itemID = await newItem();
       const lot = await givenStock(t, admin.bearer, { itemID, units: 5, reference: 'PO-77' });

@@ -19,13 +19,13 @@ describe(`npm run check:ledger (${testDatabaseKind()})`, () => {
 
   const check = () => {
     const r = spawnSync(process.execPath, ['dist/src/inventory/check-ledger.js'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
-    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>> } };
+    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>>; countMismatches: Array<Record<string, unknown>> } };
   };
 
   it('passes on consistent data', () => {
     const { status, report } = check();
     expect(status).toBe(0);
-    expect(report).toEqual({ ok: true, checked: 2, mismatches: [] });
+    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [] });
   });
 
   it('fails, naming the item and warehouse, when a summary row disagrees', async () => {
@@ -35,6 +35,16 @@ describe(`npm run check:ledger (${testDatabaseKind()})`, () => {
     expect(report.ok).toBe(false);
     expect(report.mismatches).toEqual([expect.objectContaining({ wID: 2, ledger: '4.0000', lots: '4.0000', summary: '5.0000' })]);
     await t.dataSource.query('UPDATE stock_level SET inStock = inStock - 1 WHERE wID = 2');
+  });
+
+  it('fails, naming the scope, when a stock_count row disagrees with the stock levels it counts', async () => {
+    await t.dataSource.query('UPDATE stock_count SET items = items + 1 WHERE scope = 2');
+    const { status, report } = check();
+    expect(status).toBe(1);
+    expect(report.mismatches).toEqual([]);
+    expect(report.countMismatches).toEqual([{ scope: 2, stored: 2, actual: 1 }]);
+    await t.dataSource.query('UPDATE stock_count SET items = items - 1 WHERE scope = 2');
+    expect(check().report.ok).toBe(true);
   });
 
   it('fails when a lot changes without a ledger row', async () => {

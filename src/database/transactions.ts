@@ -28,6 +28,8 @@ const MAX_ATTEMPTS = 6;
 export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private writer: DataSource | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Pooled MySQL connections whose session is already READ COMMITTED. */
+  private readonly readCommitted = new WeakSet<object>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -48,7 +50,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return this.isMysql ? await this.dataSource.transaction('READ COMMITTED', work) : await this.exclusive(() => this.sqliteTransaction(work));
+        return this.isMysql ? await this.mysqlTransaction(work) : await this.exclusive(() => this.sqliteTransaction(work));
       } catch (error) {
         if (!isTransient(error)) throw error;
         if (attempt >= MAX_ATTEMPTS) throw new TooMuchContention();
@@ -60,6 +62,32 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */
   forUpdate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;
+  }
+
+  /**
+   * READ COMMITTED is set once per pooled connection, for its session, rather
+   * than before every transaction: one round trip less for every write.
+   */
+  private async mysqlTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      const connection = (await runner.connect()) as object;
+      if (!this.readCommitted.has(connection)) {
+        await runner.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+        this.readCommitted.add(connection);
+      }
+      await runner.startTransaction();
+      try {
+        const result = await work(runner.manager);
+        await runner.commitTransaction();
+        return result;
+      } catch (error) {
+        await runner.rollbackTransaction().catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await runner.release();
+    }
   }
 
   /**

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type Repository } from 'typeorm';
-import { Warehouse } from '../auth/auth.entities.js';
 import type { Caller } from '../auth/caller.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
@@ -11,6 +10,7 @@ import { MAX_PAGE_SIZE, Page, paginate, resolvePage, type PageSpec } from '../pa
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { type LotQueryDto, type LotResponse, type StockLevelResponse, toLotResponse, toTransactionResponse, type TransactionResponse } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+import { WarehouseNames } from './warehouse-names.js';
 
 export class WarehouseNotFound extends DomainError {
   constructor(raw: string) {
@@ -50,7 +50,7 @@ export class InventoryQueries {
     @InjectRepository(StockLevel) private readonly levels: Repository<StockLevel>,
     @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
     @InjectRepository(Item) private readonly items: Repository<Item>,
-    @InjectRepository(Warehouse) private readonly warehouses: Repository<Warehouse>,
+    private readonly warehouseNames: WarehouseNames,
   ) {}
 
   /** The warehouses a list covers: the one named (in scope, else 403), or all of the caller's. */
@@ -71,50 +71,66 @@ export class InventoryQueries {
     if (request.order.some(([column]) => column.startsWith('item.'))) qb.innerJoin(Item, 'item', 'item.partNo = lot.partNo');
     if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
     const page = await paginate(qb, query, LOT_PAGES);
-    const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames(page.value.map((l) => l.wID))]);
+    const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames.of(page.value.map((l) => l.wID))]);
     return page.map((lot) => toLotResponse(lot, items.get(lot.partNo)!, names.get(lot.wID) ?? ''));
   }
 
   /**
    * One row per item that has had a lot in these warehouses, summed over them,
-   * read from the stock_level summary: the cost follows the page, not the lots.
+   * read from the stock_level summary. In the default order (partNo) the page
+   * is grouped straight off the primary key and only its items are joined, and
+   * totalCount comes from stock_count when the scope is one warehouse or all
+   * of them: the cost follows the page, not the lots. Sorting by a sum or by
+   * shortID, a `modifiedSince` filter, or a scope of some but not all
+   * warehouses has to aggregate every item in scope.
    */
   async stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponse>> {
     const request = resolvePage(query, STOCK_PAGES);
     if (!wids.length) return new Page([], 0, request);
-    const base = () => {
-      const qb = this.levels.createQueryBuilder('s').where('s.wID IN (:...wids)', { wids });
-      if (request.modifiedSince) qb.andWhere('s.modified >= :since', { since: request.modifiedSince });
-      return qb;
-    };
-    const [{ n }] = await base().select('COUNT(DISTINCT s.partNo)', 'n').getRawMany<{ n: string | number }>();
-    const totalCount = Number(n);
+    const totalCount = await this.stockCount(wids, request.modifiedSince);
     if (request.offset >= totalCount) return new Page([], totalCount, request);
     const qb = this.levels
       .createQueryBuilder('s')
-      .innerJoin(Item, 'item', 'item.partNo = s.partNo')
       .select('s.partNo', 'partNo')
-      .addSelect('item.shortID', 'shortID')
       .addSelect('SUM(s.inStock)', 'inStock')
       .addSelect('SUM(s.onHold)', 'onHold')
       .addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available')
       .where('s.wID IN (:...wids)', { wids })
-      .groupBy('s.partNo')
-      .addGroupBy('item.shortID')
-      .addGroupBy('item.shortIdKey');
+      .groupBy('s.partNo');
+    if (request.order.some(([column]) => column.startsWith('item.'))) qb.innerJoin(Item, 'item', 'item.partNo = s.partNo').addGroupBy('item.shortIdKey');
     if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
     request.order.forEach(([column, direction], i) => (i === 0 ? qb.orderBy(column, direction) : qb.addOrderBy(column, direction)));
-    const rows = await qb.offset(request.offset).limit(request.pageSize).getRawMany<{ partNo: number; shortID: string; inStock: string | number; onHold: string | number }>();
+    const rows = await qb.offset(request.offset).limit(request.pageSize).getRawMany<{ partNo: number; inStock: string | number; onHold: string | number }>();
+    const items = await this.itemsOf(rows.map((r) => Number(r.partNo)));
     return new Page(
       rows.map((r) => {
         const inStock = readStoredDecimal(r.inStock);
         const onHold = readStoredDecimal(r.onHold);
+        const partNo = Number(r.partNo);
         // No order modules yet: committed, packed, onOrder and aSN are 0 (DECISIONS "Inventory").
-        return { partNo: Number(r.partNo), shortID: r.shortID, available: subtractDecimal(inStock, onHold), inStock, onOrder: 0, onHold, committed: 0, packed: 0, aSN: 0 };
+        return { partNo, shortID: items.get(partNo)?.shortID ?? '', available: subtractDecimal(inStock, onHold), inStock, onOrder: 0, onHold, committed: 0, packed: 0, aSN: 0 };
       }),
       totalCount,
       request,
     );
+  }
+
+  /** Items with a stock_level row in these warehouses (and modified since, if asked). */
+  private async stockCount(wids: number[], modifiedSince: Date | null): Promise<number> {
+    if (!modifiedSince) {
+      const [row] = await this.levels.query(
+        this.levels.manager.connection.options.type === 'mysql'
+          ? 'SELECT (SELECT COUNT(*) FROM `warehouse`) AS warehouses, (SELECT `items` FROM `stock_count` WHERE `scope` = 0) AS anyWarehouse, (SELECT `items` FROM `stock_count` WHERE `scope` = ?) AS oneWarehouse'
+          : 'SELECT (SELECT COUNT(*) FROM "warehouse") AS warehouses, (SELECT "items" FROM "stock_count" WHERE "scope" = 0) AS anyWarehouse, (SELECT "items" FROM "stock_count" WHERE "scope" = ?) AS oneWarehouse',
+        [wids[0]],
+      );
+      if (wids.length === 1) return Number(row?.oneWarehouse ?? 0);
+      // The caller's warehouses are distinct and exist: as many as there are means all of them.
+      if (wids.length === Number(row?.warehouses)) return Number(row?.anyWarehouse ?? 0);
+    }
+    const qb = this.levels.createQueryBuilder('s').select('COUNT(DISTINCT s.partNo)', 'n').where('s.wID IN (:...wids)', { wids });
+    if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
+    return Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0);
   }
 
   /** GET /Inventory/Transactions (extension): ledger rows touching the caller's warehouses. */
@@ -140,8 +156,4 @@ export class InventoryQueries {
     return new Map(found.map((i) => [i.partNo, i]));
   }
 
-  private async warehouseNames(wids: number[]): Promise<Map<number, string>> {
-    if (!wids.length) return new Map();
-    return new Map((await this.warehouses.find({ where: { wID: In([...new Set(wids)]) } })).map((w) => [w.wID, w.name]));
-  }
 }

@@ -188,4 +188,14 @@ export class IdempotencyRecord {
   created: Date;
 }
 
-export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, IdempotencyRecord];
+/** How many items have a stock_level row: per warehouse (scope = wID) and in any (scope = 0). See list-counts.ts. */
+@Entity('stock_count')
+export class StockCount {
+  @PrimaryColumn({ type: 'int' })
+  scope: number;
+
+  @Column({ type: 'int' })
+  items: number;
+}
+
+export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, StockCount, IdempotencyRecord];

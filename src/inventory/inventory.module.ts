@@ -7,10 +7,11 @@ import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';
+import { WarehouseNames } from './warehouse-names.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, InventoryQueries],
+  providers: [InventoryService, InventoryQueries, WarehouseNames],
 })
 export class InventoryModule {}

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
-import { Warehouse } from '../auth/auth.entities.js';
 import type { Caller } from '../auth/caller.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
@@ -13,6 +12,7 @@ import { type IdempotencyContext, IdempotencyService } from './idempotency.js';
 import type { IssueDto, LotResponse, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { toLotResponse } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+import { WarehouseNames } from './warehouse-names.js';
 
 export class InsufficientStock extends DomainError {
   constructor(shortId: string, wid: number, requested: number, available: number) {
@@ -78,14 +78,14 @@ export class InventoryService {
     private readonly tx: TransactionRunner,
     private readonly idempotency: IdempotencyService,
     @InjectRepository(Item) private readonly items: Repository<Item>,
-    @InjectRepository(Warehouse) private readonly warehouses: Repository<Warehouse>,
+    private readonly warehouseNames: WarehouseNames,
   ) {}
 
   async receive(caller: Caller, dto: ReceiveDto, idem?: IdempotencyContext): Promise<ReceiveResult> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     if (item.discontinued) throw new ItemDiscontinued(item.shortID);
-    const warehouse = await this.warehouseName(dto.wid);
+    const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
       const now = new Date();
       const [level] = await this.lockLevels(m, item.partNo, [dto.wid], dto.wid);
@@ -215,26 +215,55 @@ export class InventoryService {
     return item;
   }
 
-  private async warehouseName(wid: number): Promise<string> {
-    return (await this.warehouses.findOneBy({ wID: wid }))?.name ?? '';
-  }
-
   /**
    * Locks the item's stock_level rows for these warehouses, ascending, creating
    * the one for `create` if it is missing (inside the transaction, so a failed
    * move leaves no empty row). Returns them in the order asked, null if absent.
+   *
+   * Creating a row first locks the item row, before any stock_level row: the
+   * creators of an item's rows are serialized, so each new row is counted once
+   * in stock_count (per warehouse, and in scope 0 when it is the item's first),
+   * and the lock order item → stock_level (ascending) holds for every writer.
    */
   private async lockLevels(m: EntityManager, partNo: number, wids: number[], create?: number): Promise<Array<StockLevel | null>> {
+    if (create !== undefined) {
+      // Receive (one warehouse) locks its row straight away when it exists; when it is
+      // missing no lock is held yet, so the item can be locked first to create it.
+      if (wids.length === 1) {
+        const level = await this.lockLevel(m, partNo, create);
+        if (level) return [level];
+      }
+      if (wids.length === 1 || !(await m.existsBy(StockLevel, { partNo, wID: create }))) {
+        await this.tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo = :partNo', { partNo })).getOne();
+        await this.createLevel(m, partNo, create);
+      }
+    }
     const found = new Map<number, StockLevel>();
     for (const wID of [...new Set(wids)].sort((a, b) => a - b)) {
-      if (wID === create) {
-        await m.createQueryBuilder().insert().into(StockLevel).values({ partNo, wID, inStock: 0, onHold: 0, modified: new Date() }).orIgnore().execute();
-      }
-      const qb = m.getRepository(StockLevel).createQueryBuilder('s').where('s.partNo = :partNo AND s.wID = :wID', { partNo, wID });
-      const level = await this.tx.forUpdate(qb).getOne();
+      const level = await this.lockLevel(m, partNo, wID);
       if (level) found.set(wID, level);
     }
     return wids.map((w) => found.get(w) ?? null);
+  }
+
+  private lockLevel(m: EntityManager, partNo: number, wID: number): Promise<StockLevel | null> {
+    return this.tx.forUpdate(m.getRepository(StockLevel).createQueryBuilder('s').where('s.partNo = :partNo AND s.wID = :wID', { partNo, wID })).getOne();
+  }
+
+  /** Under the item's lock: the row, unless a transaction that held the lock before created it, and its counts. */
+  private async createLevel(m: EntityManager, partNo: number, wID: number): Promise<void> {
+    const existing = await m.find(StockLevel, { where: { partNo }, select: { wID: true } });
+    if (existing.some((l) => l.wID === wID)) return;
+    await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, modified: new Date() });
+    // Scope 0 (any warehouse) before the warehouse's own: every creator takes the counter rows in one order.
+    if (!existing.length) await this.countLevel(m, 0);
+    await this.countLevel(m, wID);
+  }
+
+  private countLevel(m: EntityManager, scope: number): Promise<unknown> {
+    return this.tx.isMysql
+      ? m.query('INSERT INTO `stock_count` (`scope`, `items`) VALUES (?, 1) ON DUPLICATE KEY UPDATE `items` = `items` + 1', [scope])
+      : m.query('INSERT INTO "stock_count" ("scope", "items") VALUES (?, 1) ON CONFLICT ("scope") DO UPDATE SET "items" = "items" + 1', [scope]);
   }
 
   /** In-stock lots of the item in the warehouse matching every selector given, oldest first, locked. */

@@ -11,16 +11,26 @@ export interface LedgerMismatch {
   summaryOnHold: string | null;
 }
 
+/** A stock_count row that disagrees with the stock_level rows it counts (scope 0: any warehouse). */
+export interface CountMismatch {
+  scope: number;
+  stored: number | null;
+  actual: number;
+}
+
 export interface LedgerReport {
   ok: boolean;
   checked: number;
   mismatches: LedgerMismatch[];
+  countMismatches: CountMismatch[];
 }
 
 /**
  * The stock invariant (issue "Inventory"): for every item × warehouse,
  * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
  * the held in-stock lots = its onHold. Sums are exact on both databases.
+ * Also: stock_count holds the number of items with a stock_level row, per
+ * warehouse and in any warehouse.
  *
  * All sums are read in one transaction, so they come from one snapshot
  * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
@@ -62,10 +72,24 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
     t.lots = exact(r.total);
     t.held = exact(r.held ?? 0);
   }
+  const actualCounts = new Map<number, number>();
+  const stocked = new Set<number>();
   for (const r of levels) {
     const t = at(Number(r.partNo), Number(r.wID));
     t.summary = exact(r.inStock);
     t.onHold = exact(r.onHold);
+    actualCounts.set(t.wID, (actualCounts.get(t.wID) ?? 0) + 1);
+    stocked.add(t.partNo);
+  }
+  actualCounts.set(0, stocked.size);
+  const storedCounts = new Map<number, number>(
+    (await db.query('SELECT scope, items FROM stock_count')).map((r: { scope: number; items: number }) => [Number(r.scope), Number(r.items)]),
+  );
+  const countMismatches: CountMismatch[] = [];
+  for (const scope of new Set([...actualCounts.keys(), ...storedCounts.keys()])) {
+    const actual = actualCounts.get(scope) ?? 0;
+    const stored = storedCounts.get(scope) ?? null;
+    if ((stored ?? 0) !== actual) countMismatches.push({ scope, stored, actual });
   }
   const mismatches: LedgerMismatch[] = [];
   for (const t of totals.values()) {
@@ -82,5 +106,5 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
       });
     }
   }
-  return { ok: mismatches.length === 0, checked: totals.size, mismatches };
+  return { ok: mismatches.length === 0 && countMismatches.length === 0, checked: totals.size, mismatches, countMismatches };
 }

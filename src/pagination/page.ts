@@ -81,7 +81,12 @@ export class Page<T> {
   }
 }
 
-/** Runs a list query as one page: filter by `modifiedSince`, count, order with tiebreak, slice. */
+/**
+ * Runs a list query as one page: filter by `modifiedSince`, count, then the
+ * page in two steps (a deferred join): the page's keys in order first, which
+ * the database can read from an index alone however deep the page, then the
+ * rows of those keys only.
+ */
 export async function paginate<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   query: PageQueryDto,
@@ -89,9 +94,20 @@ export async function paginate<T extends ObjectLiteral>(
 ): Promise<Page<T>> {
   const request = resolvePage(query, spec);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
-  const totalCount = await qb.clone().getCount();
+  const totalCount = await countRows(qb);
   if (request.offset >= totalCount) return new Page<T>([], totalCount, request);
-  request.order.forEach(([column, direction], i) => (i === 0 ? qb.orderBy(column, direction) : qb.addOrderBy(column, direction)));
-  const rows = await qb.offset(request.offset).limit(request.pageSize).getMany();
-  return new Page(rows, totalCount, request);
+  const keyQuery = qb.clone().select(spec.tiebreak, 'k');
+  request.order.forEach(([column, direction], i) => (i === 0 ? keyQuery.orderBy(column, direction) : keyQuery.addOrderBy(column, direction)));
+  const keys = (await keyQuery.offset(request.offset).limit(request.pageSize).getRawMany<{ k: unknown }>()).map((r) => r.k);
+  if (!keys.length) return new Page<T>([], totalCount, request);
+  const key = spec.tiebreak.slice(spec.tiebreak.indexOf('.') + 1);
+  const rows = await qb.andWhere(`${spec.tiebreak} IN (:...pageKeys)`, { pageKeys: keys }).getMany();
+  const byKey = new Map(rows.map((row) => [String(row[key]), row]));
+  return new Page(keys.map((k) => byKey.get(String(k))).filter((row): row is T => row !== undefined), totalCount, request);
+}
+
+/** COUNT(*) of a list query: every list joins at most one row per listed row. */
+export async function countRows<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): Promise<number> {
+  const row = await qb.clone().select('COUNT(*)', 'n').getRawOne<{ n: string | number }>();
+  return Number(row?.n ?? 0);
 }

@@ -41,5 +41,6 @@ export async function lotsOf(t: TestApp, bearer: string, shortID: string, wid?: 
 export async function expectLedgerConsistent(t: TestApp): Promise<void> {
   const report = await checkLedger(t.dataSource);
   expect(report.mismatches).toEqual([]);
+  expect(report.countMismatches).toEqual([]);
   expect(report.ok).toBe(true);
 }

@@ -44,7 +44,8 @@ export function inventorySchema(d: Dialect): string[] {
       ${q('modified')} ${dt} NOT NULL${fk('FK_lot_item', 'partNo', 'item', 'partNo')}${fk('FK_lot_warehouse', 'wID', 'warehouse', 'wID')})${table}`,
     // Issue and Move: an item's in-stock lots in a warehouse, oldest first, locked.
     ix('IX_lot_pick', 'lot', ['partNo', 'wID', 'active', 'received']),
-    // GET /Inventory (newest first) for all the caller's warehouses, and for one.
+    // GET /Inventory (newest first) for all the caller's warehouses (IX_lot_received: replaced by
+    // IX_lot_received_recNo_wID in migration ListCounts, see list-counts.ts), and for one.
     ix('IX_lot_received', 'lot', ['received']),
     ix('IX_lot_wID_received', 'lot', ['wID', 'received']),
     // modifiedSince on the lot lists.
