@@ -206,7 +206,7 @@ function peakRss(child: ChildProcess): number {
 }
 
 function render(rows: Row[], ceilings: Row[], extra: { startMs: number; peakRssMb: number; ledgerOk: boolean; seeded: Seeded }): string {
-  const commit = safe(() => execSync('git rev-parse --short HEAD').toString().trim());
+  const commit = safe(() => execSync('git describe --always --dirty').toString().trim());
   const cpu = cpus();
   const lines = [
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
