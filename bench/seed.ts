@@ -97,6 +97,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   await db.query(
     'INSERT INTO stock_level (partNo, wID, inStock, onHold, modified) SELECT partNo, wID, SUM(CASE WHEN active = 1 THEN units ELSE 0 END), 0, MAX(modified) FROM lot GROUP BY partNo, wID',
   );
+  await db.query('DELETE FROM stock_count');
   await db.query('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
   await db.query('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
   await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, ledger_entry');
