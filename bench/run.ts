@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   const [nestCeiling, rawCeiling] = ceilings;
 
   const t0 = Date.now();
-  const service = await start(['dist/src/main.js'], /"listening"/, {
+  // Started the way `npm run start:prod` starts it, with the same Node flags.
+  const service = await start([...prodNodeFlags(), 'dist/src/main.js'], /"listening"/, {
     DATABASE_URL: DB_URL,
     PORT: String(PORTS.service),
     LOG_LEVEL: 'info',
@@ -122,6 +123,13 @@ async function main(): Promise<void> {
     log(`ledger invariant FAILED: ${JSON.stringify(ledger.mismatches.slice(0, 5))}`);
     process.exitCode = 1;
   }
+}
+
+/** The Node flags of package.json's start:prod script (`node <flags> dist/src/main.js`). */
+function prodNodeFlags(): string[] {
+  const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts['start:prod'];
+  const flags = /^node (.*?)\s*dist\/src\/main\.js$/.exec(script)?.[1] ?? '';
+  return flags.split(/\s+/).filter(Boolean);
 }
 
 function post(path: string, body: object) {
