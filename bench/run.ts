@@ -214,7 +214,11 @@ function peakRss(child: ChildProcess): number {
 }
 
 function render(rows: Row[], ceilings: Row[], extra: { startMs: number; peakRssMb: number; ledgerOk: boolean; seeded: Seeded }): string {
-  const commit = safe(() => execSync('git describe --always --dirty').toString().trim());
+  // Dirty means code changed since the commit; the results file this appends to does not count.
+  const commit = safe(() => {
+    const head = execSync('git rev-parse --short HEAD').toString().trim();
+    return execSync("git status --porcelain -- . ':!bench/RESULTS.md'").toString().trim() ? `${head}-dirty` : head;
+  });
   const cpu = cpus();
   const lines = [
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
