@@ -87,8 +87,7 @@ export class InventoryQueries {
   async stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponse>> {
     const request = resolvePage(query, STOCK_PAGES);
     if (!wids.length) return new Page([], 0, request);
-    const counts = await this.stockCounts(wids);
-    const totalCount = await this.stockCount(wids, counts, request.modifiedSince);
+    const { allWarehouses, totalCount } = await this.stockTotal(wids, request.modifiedSince);
     if (request.offset >= totalCount) return new Page([], totalCount, request);
     const qb = this.levels
       .createQueryBuilder('s')
@@ -98,7 +97,7 @@ export class InventoryQueries {
       .addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available')
       .groupBy('s.partNo');
     // Every warehouse in scope: no filter, so the groups come straight off the primary key in partNo order.
-    if (!counts.allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
+    if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
     if (request.order.some(([column]) => column.startsWith('item.'))) qb.innerJoin(Item, 'item', 'item.partNo = s.partNo').addGroupBy('item.shortIdKey');
     if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
     request.order.forEach(([column, direction], i) => (i === 0 ? qb.orderBy(column, direction) : qb.addOrderBy(column, direction)));
@@ -117,26 +116,24 @@ export class InventoryQueries {
     );
   }
 
-  /** The maintained counts that can answer for this scope, and whether it is every warehouse. */
-  private async stockCounts(wids: number[]): Promise<{ allWarehouses: boolean; anyWarehouse: number; oneWarehouse: number }> {
+  /**
+   * Items with a stock_level row in these warehouses (modified since, if asked),
+   * and whether the scope is every warehouse. One warehouse or all of them
+   * without `modifiedSince`: read from stock_count; otherwise counted.
+   */
+  private async stockTotal(wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
     const [row] = await this.levels.query(
-      this.levels.manager.connection.options.type === 'mysql'
-        ? 'SELECT (SELECT COUNT(*) FROM `warehouse`) AS warehouses, (SELECT `items` FROM `stock_count` WHERE `scope` = 0) AS anyWarehouse, (SELECT `items` FROM `stock_count` WHERE `scope` = ?) AS oneWarehouse'
-        : 'SELECT (SELECT COUNT(*) FROM "warehouse") AS warehouses, (SELECT "items" FROM "stock_count" WHERE "scope" = 0) AS anyWarehouse, (SELECT "items" FROM "stock_count" WHERE "scope" = ?) AS oneWarehouse',
+      'SELECT (SELECT COUNT(*) FROM warehouse) AS warehouses, (SELECT items FROM stock_count WHERE scope = 0) AS anyWarehouse, (SELECT items FROM stock_count WHERE scope = ?) AS oneWarehouse',
       [wids[0]],
     );
     // The caller's warehouses are distinct and exist: as many as there are means all of them.
-    return { allWarehouses: wids.length === Number(row?.warehouses), anyWarehouse: Number(row?.anyWarehouse ?? 0), oneWarehouse: Number(row?.oneWarehouse ?? 0) };
-  }
-
-  /** Items with a stock_level row in these warehouses (and modified since, if asked). */
-  private async stockCount(wids: number[], counts: { allWarehouses: boolean; anyWarehouse: number; oneWarehouse: number }, modifiedSince: Date | null): Promise<number> {
-    if (!modifiedSince && wids.length === 1) return counts.oneWarehouse;
-    if (!modifiedSince && counts.allWarehouses) return counts.anyWarehouse;
+    const allWarehouses = wids.length === Number(row.warehouses);
+    if (!modifiedSince && wids.length === 1) return { allWarehouses, totalCount: Number(row.oneWarehouse ?? 0) };
+    if (!modifiedSince && allWarehouses) return { allWarehouses, totalCount: Number(row.anyWarehouse ?? 0) };
     const qb = this.levels.createQueryBuilder('s').select('COUNT(DISTINCT s.partNo)', 'n');
-    if (!counts.allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
+    if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
     if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
-    return Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0);
+    return { allWarehouses, totalCount: Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0) };
   }
 
   /** GET /Inventory/Transactions (extension): ledger rows touching the caller's warehouses. */
@@ -161,5 +158,4 @@ export class InventoryQueries {
     const found = await this.items.find({ where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true, description: true } });
     return new Map(found.map((i) => [i.partNo, i]));
   }
-
 }

@@ -226,17 +226,14 @@ export class InventoryService {
    * and the lock order item → stock_level (ascending) holds for every writer.
    */
   private async lockLevels(m: EntityManager, partNo: number, wids: number[], create?: number): Promise<Array<StockLevel | null>> {
-    if (create !== undefined) {
+    if (create !== undefined && wids.length === 1) {
       // Receive (one warehouse) locks its row straight away when it exists; when it is
       // missing no lock is held yet, so the item can be locked first to create it.
-      if (wids.length === 1) {
-        const level = await this.lockLevel(m, partNo, create);
-        if (level) return [level];
-      }
-      if (wids.length === 1 || !(await m.existsBy(StockLevel, { partNo, wID: create }))) {
-        await this.tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo = :partNo', { partNo })).getOne();
-        await this.createLevel(m, partNo, create);
-      }
+      const level = await this.lockLevel(m, partNo, create);
+      if (level) return [level];
+      await this.createLevel(m, partNo, create);
+    } else if (create !== undefined && !(await m.existsBy(StockLevel, { partNo, wID: create }))) {
+      await this.createLevel(m, partNo, create);
     }
     const found = new Map<number, StockLevel>();
     for (const wID of [...new Set(wids)].sort((a, b) => a - b)) {
@@ -250,8 +247,9 @@ export class InventoryService {
     return this.tx.forUpdate(m.getRepository(StockLevel).createQueryBuilder('s').where('s.partNo = :partNo AND s.wID = :wID', { partNo, wID })).getOne();
   }
 
-  /** Under the item's lock: the row, unless a transaction that held the lock before created it, and its counts. */
+  /** Locks the item, then creates the row (unless a transaction that held the lock before did) and counts it. */
   private async createLevel(m: EntityManager, partNo: number, wID: number): Promise<void> {
+    await this.tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo = :partNo', { partNo })).getOne();
     const existing = await m.find(StockLevel, { where: { partNo }, select: { wID: true } });
     if (existing.some((l) => l.wID === wID)) return;
     await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, modified: new Date() });

@@ -107,7 +107,7 @@ export async function paginate<T extends ObjectLiteral>(
 }
 
 /** COUNT(*) of a list query: every list joins at most one row per listed row. */
-export async function countRows<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): Promise<number> {
+async function countRows<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): Promise<number> {
   const row = await qb.clone().select('COUNT(*)', 'n').getRawOne<{ n: string | number }>();
   return Number(row?.n ?? 0);
 }
