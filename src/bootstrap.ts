@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
@@ -35,6 +36,10 @@ export async function createApp(
   // Order matters: the request id and version headers come first, so that
   // even body-parser failures and unknown routes carry them.
   app.use(requestContext(logger));
+  // Security headers on every response, errors and the docs page included
+  // (OWASP API8). The docs page loads only its own scripts, so the default
+  // Content-Security-Policy holds for it too.
+  app.use(helmet());
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.use(bodyParserErrors);

@@ -1,0 +1,107 @@
+import request from 'supertest';
+import { createTestDatabase, startTestApp, testDatabaseKind, type TestDatabase } from '../app.factory.js';
+import { givenClient } from '../support/auth.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
+import { expectExact, finalAnswer, type LoggedRequest, randomRequest, send, sleep, statuses, succeeded, type Target, verify } from './workload.js';
+
+/**
+ * Crash safety: the built service takes concurrent Receive / Issue / Move
+ * requests, each with its own Idempotency-Key, and is killed with SIGKILL in
+ * the middle of them. After a restart, every request that got no answer is
+ * retried with its key, as a client would. Then the database must hold
+ * exactly what the clients were told: every 2xx once in the ledger, nothing
+ * else, and the stock equal to the sum of the answers.
+ */
+const WORKERS = 8;
+const ITEMS = ['CRASH-A', 'CRASH-B', 'CRASH-C', 'CRASH-D'];
+const WIDS = [1, 2];
+
+describe(`crash safety on ${testDatabaseKind()}`, () => {
+  let db: TestDatabase;
+  let token: string;
+  let service: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const t = await startTestApp({ database: db });
+    const client = await givenClient(t, { warehouses: WIDS });
+    token = client.token;
+    for (const shortID of ITEMS) {
+      const res = await request(t.http).post('/api/v1/Item').set('Authorization', client.bearer).send({ shortID });
+      if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
+    }
+    await t.close();
+  });
+
+  afterAll(async () => {
+    await service?.kill('SIGKILL');
+    await db.drop();
+  });
+
+  it('loses, invents and duplicates nothing when killed with SIGKILL under concurrent writes', async () => {
+    const log: LoggedRequest[] = [];
+    service = await startService({ DATABASE_URL: db.url });
+    const target: Target = { url: service.url, token };
+
+    // Each worker sends one request at a time until the service dies under it.
+    let next = 0;
+    let dead = false;
+    const worker = async () => {
+      while (!dead) {
+        const entry = randomRequest(`crash-${++next}`, ITEMS, WIDS);
+        log.push(entry);
+        const answer = await send(target, entry);
+        if (answer) entry.answers.push(answer);
+        else entry.lost++;
+      }
+    };
+    const workers = Array.from({ length: WORKERS }, worker);
+    // Let it run until a good number of writes have been answered, then kill it mid-flight.
+    const until = Date.now() + 30_000;
+    while (log.filter((e) => e.answers.length).length < 300 && Date.now() < until) await sleep(20);
+    const inFlight = log.filter((e) => !e.answers.length).length;
+    const killed = await service.kill('SIGKILL');
+    dead = true;
+    await Promise.all(workers);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(inFlight).toBeGreaterThan(0);
+
+    service = await startService({ DATABASE_URL: db.url });
+    const restarted: Target = { url: service.url, token };
+    // Retry every unanswered request with its own key until it is answered
+    // with something other than "still in flight" (a key whose first request
+    // died uncommitted frees up after 60 seconds).
+    const unanswered = log.filter((e) => !e.answers.length);
+    const deadline = Date.now() + 90_000;
+    let retries = 0;
+    await Promise.all(
+      unanswered.map(async (entry) => {
+        for (;;) {
+          retries++;
+          const answer = await send(restarted, entry);
+          if (answer) entry.answers.push(answer);
+          else entry.lost++;
+          const inFlightStill = answer?.status === 409 && (answer.body as { message?: string }).message?.includes('in progress');
+          if (answer && !inFlightStill) return;
+          if (Date.now() > deadline) throw new Error(`${entry.key} still unresolved: ${JSON.stringify(entry.answers)}`);
+          await sleep(2_000);
+        }
+      }),
+    );
+
+    // Replaying an answered key after the restart gives the stored answer and does nothing.
+    const answered = log.filter((e) => e.answers.length === 1 && succeeded(e)).slice(0, 20);
+    for (const entry of answered) {
+      const again = await send(restarted, entry);
+      expect(again).toEqual({ ...finalAnswer(entry)!, replayed: true });
+    }
+
+    const verdict = await verify(db.target, log);
+    process.stdout.write(
+      `crash (${testDatabaseKind()}): ${log.length} writes, ${inFlight} in flight at SIGKILL, ${retries} retries after restart, ` +
+        `${verdict.succeeded} succeeded, ${verdict.ledgerRows} ledger rows, units off ${verdict.unitsOff}; answers ${JSON.stringify(statuses(log))}\n`,
+    );
+    expectExact(verdict);
+    expect(verdict.succeeded).toBeGreaterThanOrEqual(200);
+  });
+});

@@ -1,0 +1,199 @@
+import { DataSource } from 'typeorm';
+import type { DatabaseTarget } from '../../src/config/config.js';
+import { dataSourceOptions } from '../../src/database/data-source.js';
+import { checkLedger, type LedgerReport } from '../../src/inventory/ledger-check.js';
+
+/**
+ * A client-side log of inventory writes against running service processes,
+ * and the check of that log against the database: what the clients were told
+ * happened must be in the ledger exactly once, and nothing else may be.
+ */
+
+export type Operation = 'Receive' | 'Issue' | 'Move';
+
+export interface Answer {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+export interface LoggedRequest {
+  key: string;
+  op: Operation;
+  body: { itemID: string; units: number; wid: number; shipToWid?: number; reasonCode?: number };
+  /** Every answer received for this key, in order (retries and replays included). */
+  answers: Answer[];
+  /** Attempts that got no answer (connection refused or reset). */
+  lost: number;
+}
+
+export interface Target {
+  url: string;
+  token: string;
+}
+
+/** One POST with an Idempotency-Key; undefined when no answer came back. */
+export async function send(target: Target, entry: LoggedRequest, timeoutMs = 20_000): Promise<Answer | undefined> {
+  try {
+    const res = await fetch(`${target.url}/api/v1/Inventory/${entry.op}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${target.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': entry.key },
+      body: JSON.stringify(entry.body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, replayed: res.headers.get('idempotent-replayed') === 'true' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Random writes on a few items in two warehouses: small receives, and issues and moves that contend for them. */
+export function randomRequest(key: string, items: string[], wids: number[], random: () => number = Math.random): LoggedRequest {
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+  const wid = pick(wids);
+  const itemID = pick(items);
+  // Quarter units, so that decimal sums are exercised too.
+  const units = (1 + Math.floor(random() * 16)) / 4;
+  const roll = random();
+  if (roll < 0.45) return { key, op: 'Receive', body: { itemID, units: units * 2, wid, reasonCode: 1 }, answers: [], lost: 0 };
+  if (roll < 0.8) return { key, op: 'Issue', body: { itemID, units, wid, reasonCode: 2 }, answers: [], lost: 0 };
+  const shipToWid = pick(wids.filter((w) => w !== wid));
+  return { key, op: 'Move', body: { itemID, units, wid, shipToWid }, answers: [], lost: 0 };
+}
+
+/** How many requests ended with each status ("none": never answered). */
+export function statuses(log: LoggedRequest[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of log) {
+    const key = String(finalAnswer(entry)?.status ?? 'none');
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** The answer that counts for a request: its first 2xx, else its last answer. */
+export function finalAnswer(entry: LoggedRequest): Answer | undefined {
+  return entry.answers.find((a) => a.status < 300) ?? entry.answers[entry.answers.length - 1];
+}
+
+export function succeeded(entry: LoggedRequest): boolean {
+  const answer = finalAnswer(entry);
+  return answer !== undefined && answer.status < 300;
+}
+
+interface LedgerRow {
+  idempotencyKey: string | null;
+  operationId: string;
+  partNo: number;
+  shortID: string;
+  fromWid: number | null;
+  toWid: number | null;
+  units: string | number;
+}
+
+export interface Verdict {
+  ledger: LedgerReport;
+  /** Keys the clients were told succeeded whose ledger rows are missing or wrong. */
+  missing: string[];
+  /** Keys with rows of more than one operation. */
+  duplicated: string[];
+  /** Ledger rows for keys that never succeeded, or for no logged key at all. */
+  unexpected: string[];
+  /** Σ |expected − actual| over every item × warehouse, in units. */
+  unitsOff: number;
+  /** Item × warehouse pairs below zero. */
+  negative: string[];
+  /** How many requests succeeded and how many ledger rows they wrote. */
+  succeeded: number;
+  ledgerRows: number;
+}
+
+const tenThousandths = (units: string | number) => Math.round(Number(units) * 10_000);
+
+/**
+ * Reads the database directly and compares it with the client log. Expected
+ * stock per item × warehouse is what the successful answers add up to.
+ */
+export async function verify(target: DatabaseTarget, log: LoggedRequest[]): Promise<Verdict> {
+  const db = new DataSource(dataSourceOptions(target));
+  await db.initialize();
+  try {
+    const ledger = await checkLedger(db);
+    const rows: LedgerRow[] = await db.query(
+      'SELECT e.idempotencyKey AS idempotencyKey, e.operationId AS operationId, e.partNo AS partNo, i.shortID AS shortID, e.fromWid AS fromWid, e.toWid AS toWid, e.units AS units FROM ledger_entry e JOIN item i ON i.partNo = e.partNo',
+    );
+    const levels: Array<{ shortID: string; wID: number; inStock: string | number }> = await db.query(
+      'SELECT i.shortID AS shortID, s.wID AS wID, s.inStock AS inStock FROM stock_level s JOIN item i ON i.partNo = s.partNo',
+    );
+    const byKey = new Map<string, LedgerRow[]>();
+    const unexpected: string[] = [];
+    for (const row of rows) {
+      if (row.idempotencyKey === null) unexpected.push(`row without a key (operation ${row.operationId})`);
+      else byKey.set(row.idempotencyKey, [...(byKey.get(row.idempotencyKey) ?? []), row]);
+    }
+    const expected = new Map<string, number>();
+    const add = (shortID: string, wid: number, units: number) => expected.set(`${shortID}@${wid}`, (expected.get(`${shortID}@${wid}`) ?? 0) + units);
+    const missing: string[] = [];
+    const duplicated: string[] = [];
+    let ok = 0;
+    for (const entry of log) {
+      const found = byKey.get(entry.key) ?? [];
+      byKey.delete(entry.key);
+      if (!succeeded(entry)) {
+        if (found.length) unexpected.push(`${entry.key}: ${found.length} rows for a request that did not succeed`);
+        continue;
+      }
+      ok++;
+      const { itemID, wid, shipToWid } = entry.body;
+      const units = tenThousandths(entry.body.units);
+      if (entry.op === 'Receive') add(itemID, wid, units);
+      if (entry.op === 'Issue') add(itemID, wid, -units);
+      if (entry.op === 'Move') {
+        add(itemID, wid, -units);
+        add(itemID, shipToWid ?? wid, units);
+      }
+      const answer = finalAnswer(entry)!.body as { lots?: unknown[] };
+      const rowsExpected = entry.op === 'Receive' ? 1 : (answer.lots?.length ?? -1);
+      const operations = new Set(found.map((r) => r.operationId));
+      const moved = found.reduce((sum, r) => sum + tenThousandths(r.units), 0);
+      if (operations.size > 1) duplicated.push(`${entry.key}: ${operations.size} operations`);
+      else if (found.length !== rowsExpected || moved !== units || found.some((r) => r.shortID !== itemID)) {
+        missing.push(`${entry.key}: ${found.length} rows moving ${moved / 10_000}, expected ${rowsExpected} moving ${entry.body.units}`);
+      }
+    }
+    for (const [key, found] of byKey) unexpected.push(`${key}: ${found.length} rows for a key no client sent`);
+    const actual = new Map(levels.map((l) => [`${l.shortID}@${l.wID}`, tenThousandths(l.inStock)]));
+    let off = 0;
+    for (const pair of new Set([...expected.keys(), ...actual.keys()])) off += Math.abs((expected.get(pair) ?? 0) - (actual.get(pair) ?? 0));
+    return {
+      ledger,
+      missing,
+      duplicated,
+      unexpected,
+      unitsOff: off / 10_000,
+      negative: [...actual].filter(([, v]) => v < 0).map(([k, v]) => `${k}: ${v / 10_000}`),
+      succeeded: ok,
+      ledgerRows: rows.length,
+    };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Asserts a verdict with everything a failure needs in its message. */
+export function expectExact(verdict: Verdict): void {
+  expect({
+    ledgerMismatches: verdict.ledger.mismatches,
+    countMismatches: verdict.ledger.countMismatches,
+    missing: verdict.missing,
+    duplicated: verdict.duplicated,
+    unexpected: verdict.unexpected,
+    unitsOff: verdict.unitsOff,
+    negative: verdict.negative,
+  }).toEqual({ ledgerMismatches: [], countMismatches: [], missing: [], duplicated: [], unexpected: [], unitsOff: 0, negative: [] });
+  expect(verdict.ledger.ok).toBe(true);
+}
+
+/** Resolves after `ms`. */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
