@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
 import type { AppConfig } from './config/config.js';
-import { bodyParserErrors } from './http/body-errors.js';
+import { bodyParserErrors, dropPrototypeKeys, limitBodyDepth } from './http/body-errors.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { createLogger, NestLogger } from './http/logger.js';
 import { requestContext } from './http/request-context.js';
 import { setupOpenApi } from './openapi.js';
@@ -36,13 +37,18 @@ export async function createApp(
   // Order matters: the request id and version headers come first, so that
   // even body-parser failures and unknown routes carry them.
   app.use(requestContext(logger));
+  answerClientErrors(app.getHttpServer() as Server, logger);
   // Security headers on every response, errors and the docs page included
   // (OWASP API8). The docs page loads only its own scripts, so the default
-  // Content-Security-Policy holds for it too.
-  app.use(helmet());
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  // Content-Security-Policy holds for it too, less `upgrade-insecure-requests`:
+  // the service speaks plain HTTP (TLS, where used, ends in front of it), and
+  // a browser that opened the docs by host name would fetch their scripts
+  // over https:// and show an empty page.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.useBodyParser('json', { limit: BODY_LIMIT, reviver: dropPrototypeKeys });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.use(bodyParserErrors);
+  app.use(limitBodyDepth);
   app.disable('x-powered-by');
   // No conditional GETs in this API; an ETag would hash every response body for nothing.
   app.set('etag', false);

@@ -10,7 +10,10 @@ export function setupOpenApi(app: INestApplication): void {
     .setTitle('Inventory and Item Catalog API')
     .setDescription('Item catalog, lots, stock levels and inventory transactions for ERP connectors.')
     .setVersion('v1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Access token from POST /api/v1/Token' })
+    // Tokens are opaque (DECISIONS "Authentication"), not the JWT that addBearerAuth assumes by default.
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'Access token from POST /api/v1/Token' })
+    // The scheme POST /Token names (@ApiBasicAuth); without it the document refers to an undeclared scheme.
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'POST /api/v1/Token: client id as user, secret as password (or both as form or JSON fields)' })
     .build();
   SwaggerModule.setup(DOCS_PATH, app, () => SwaggerModule.createDocument(app, config), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,

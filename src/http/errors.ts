@@ -5,6 +5,7 @@
  */
 export const ERROR_STATUS = {
   bad_request: 400,
+  request_timeout: 408,
   validation_error: 400,
   invalid_request: 400,
   unsupported_grant_type: 400,
@@ -14,6 +15,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  request_header_fields_too_large: 431,
   idempotency_key_reused: 422,
   internal_error: 500,
   not_implemented: 501,

@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
+import { isPrototypeKey } from './body-errors.js';
 import { type ErrorDetails, MalformedRequest, ValidationFailed } from './errors.js';
 
 /**
@@ -9,7 +10,8 @@ import { type ErrorDetails, MalformedRequest, ValidationFailed } from './errors.
  *
  * Query-parameter names are matched case-insensitively against the DTO's
  * properties (`pagesize`, `PageSize` → `pageSize`), since ERP connectors spell
- * them every way. A body that is not a JSON object is a `bad_request`.
+ * them every way. A body that is not a JSON object is a `bad_request`; body
+ * fields that are null are dropped (see `withoutNulls`).
  */
 @Injectable()
 export class ApiValidationPipe extends ValidationPipe {
@@ -31,12 +33,25 @@ export class ApiValidationPipe extends ValidationPipe {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw new MalformedRequest('Request body must be a JSON object.');
       }
+      value = withoutNulls(value as Record<string, unknown>);
     }
     if (metadata.type === 'query' && metadata.metatype && isPlainObject(value)) {
       value = canonicalQueryKeys(value, metadata.metatype);
     }
     return super.transform(value, metadata);
   }
+}
+
+/**
+ * A body field sent as `null` counts as not sent (and `__proto__`,
+ * `constructor`, `prototype` are dropped, whatever the body's format): many ERP serializers write
+ * null for every unset property. So an optional field keeps its default (or,
+ * on PUT, its stored value) and a required one is reported missing. The copy
+ * is also an ordinary object, whatever the parser made (form bodies come
+ * with no prototype, which class-transformer cannot walk).
+ */
+function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== null && !isPrototypeKey(k)));
 }
 
 function isPrimitiveType(metatype: unknown): boolean {
@@ -61,8 +76,12 @@ export function canonicalQueryKeys(query: Record<string, unknown>, dto: object):
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(query)) {
+    // `out.__proto__ = …` would swap the object's prototype, and through
+    // class-transformer it reached Object.prototype: one request broke every
+    // later one (found by fuzzing). No parameter of the API has these names.
+    if (isPrototypeKey(key)) continue;
     const name = keys.get(key.toLowerCase()) ?? key;
-    out[name] = name in out ? ([] as unknown[]).concat(out[name], value) : value;
+    out[name] = Object.hasOwn(out, name) ? ([] as unknown[]).concat(out[name], value) : value;
   }
   return out;
 }

@@ -30,16 +30,29 @@ export function setPageHeaders(req: Request, res: Response, page: Page<unknown>)
   res.setHeader('Link', linkHeader(req.originalUrl, page));
 }
 
-/** Relative links (no Host header is trusted), keeping every other query parameter as sent. */
+/**
+ * The query parameters a Link keeps besides page and pageSize: the list
+ * parameters the endpoints understand. Anything else the client sent is left
+ * out, as is a value too long to be a valid one (an unknown sort is ignored by
+ * the endpoint): echoing it four times once made the headers too large for
+ * clients to read (found by fuzzing).
+ */
+const KEPT = new Map(['sort', 'direction', 'modifiedSince', 'itemID'].map((name) => [name.toLowerCase(), name]));
+const MAX_KEPT_VALUE = 100;
+
+/** Relative links (no Host header is trusted) with the list's own parameters kept. */
 export function linkHeader(originalUrl: string, page: Pick<Page<unknown>, 'page' | 'pageSize' | 'pageCount'>): string {
-  const url = new URL(originalUrl, 'http://service.invalid');
+  const sent = new URL(originalUrl, 'http://service.invalid');
+  const kept = new URLSearchParams();
+  for (const [key, value] of sent.searchParams) {
+    const name = KEPT.get(key.toLowerCase());
+    if (name && value.length <= MAX_KEPT_VALUE) kept.append(name, value);
+  }
   const to = (n: number, rel: string) => {
-    for (const key of [...url.searchParams.keys()]) {
-      if (key.toLowerCase() === 'page' || key.toLowerCase() === 'pagesize') url.searchParams.delete(key);
-    }
-    url.searchParams.set('page', String(n));
-    url.searchParams.set('pageSize', String(page.pageSize));
-    return `<${url.pathname}${url.search}>; rel="${rel}"`;
+    const query = new URLSearchParams(kept);
+    query.set('page', String(n));
+    query.set('pageSize', String(page.pageSize));
+    return `<${sent.pathname}?${query}>; rel="${rel}"`;
   };
   const last = Math.max(page.pageCount, 1);
   const links = [to(1, 'first')];

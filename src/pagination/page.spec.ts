@@ -131,6 +131,20 @@ describe('Link header', () => {
     expect(past).toContain('</api/v1/Item?sort=x&page=2&pageSize=10>; rel="prev"');
     expect(past).not.toContain('rel="next"');
   });
+
+  it('keeps the list parameters (in their canonical spelling) and drops the rest', () => {
+    const link = linkHeader('/api/v1/Inventory?ITEMID=A-1&direction=DESC&junk=1&modifiedsince=2026-01-01', { page: 1, pageSize: 25, pageCount: 1 });
+    expect(link).toBe(
+      '</api/v1/Inventory?itemID=A-1&direction=DESC&modifiedSince=2026-01-01&page=1&pageSize=25>; rel="first", ' +
+        '</api/v1/Inventory?itemID=A-1&direction=DESC&modifiedSince=2026-01-01&page=1&pageSize=25>; rel="last"',
+    );
+  });
+
+  it('stays short whatever the client sent', () => {
+    const link = linkHeader(`/api/v1/Item?x=${'y'.repeat(8000)}&sort=${'z'.repeat(8000)}&page=2`, { page: 2, pageSize: 25, pageCount: 3 });
+    expect(link.length).toBeLessThan(300);
+    expect(link).toContain('</api/v1/Item?page=3&pageSize=25>; rel="next"');
+  });
 });
 
 @Entity({ name: 'row' })

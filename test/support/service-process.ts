@@ -9,7 +9,7 @@ export interface ServiceProcess {
   child: ChildProcess;
   port: number;
   url: string;
-  /** Everything it wrote to stdout and stderr so far, for failure messages. */
+  /** Its start-up output, later error-level log lines and stderr, for failure messages. */
   output(): string;
   /** Ends it with a signal and waits for the exit. */
   kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -30,8 +30,12 @@ export async function startService(env: Record<string, string>, timeoutMs = 45_0
   let pending = '';
   let port = 0;
   child.stdout.on('data', (chunk: Buffer) => {
-    // Only the start-up lines are kept; afterwards the request log is drained.
-    if (port) return;
+    // The start-up lines are kept; afterwards only error and fatal lines (the
+    // request log is drained, its volume would slow the test process).
+    if (port) {
+      if (out.length < 200_000) for (const line of chunk.toString().split('\n')) if (/"level":(50|60)\b/.test(line)) out += `${line}\n`;
+      return;
+    }
     pending += chunk.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
