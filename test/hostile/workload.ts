@@ -111,6 +111,17 @@ export interface Verdict {
 
 const tenThousandths = (units: string | number) => Math.round(Number(units) * 10_000);
 
+/** The ledger invariant (and the stock counts) on a database the test does not hold open. */
+export async function ledgerOf(target: DatabaseTarget): Promise<LedgerReport> {
+  const db = new DataSource(dataSourceOptions(target));
+  await db.initialize();
+  try {
+    return await checkLedger(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
 /**
  * Reads the database directly and compares it with the client log. Expected
  * stock per item × warehouse is what the successful answers add up to.

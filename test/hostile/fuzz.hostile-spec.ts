@@ -1,0 +1,399 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import request from 'supertest';
+import { createTestDatabase, startTestApp, testDatabaseKind, type TestDatabase } from '../app.factory.js';
+import { givenClient, givenWarehouses, type TestClient } from '../support/auth.js';
+import { givenStock } from '../support/inventory.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
+import { ledgerOf } from './workload.js';
+
+/**
+ * Fuzzing every endpoint of the built service, started as production starts
+ * it, over real HTTP: fast-check builds requests from the
+ * DTO rules and breaks them every way a client can (wrong types, missing and
+ * extra fields, huge, negative and non-finite numbers, too many decimals,
+ * unicode and very long strings, SQL- and script-like strings in every string
+ * field, query parameter and path segment, repeated parameters, wrong content
+ * types, truncated JSON). Every answer must be below 500, every error in the
+ * spec's shape with no stack trace, the service must log no error, and the
+ * ledger invariant must hold after.
+ *
+ * FUZZ_SEED=<n> replays a run (the seed is printed first); FUZZ_RUNS=<n> sets
+ * the requests per endpoint.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SHORT_IDS = ['FUZZ-1', 'FUZZ-2', 'fuzz-3', 'FUZZ-4', 'FUZZ-5'];
+
+// ---------------------------------------------------------------- values
+
+const nasty = [
+  "' OR 1=1 --", "'; DROP TABLE item; --", '" OR ""="', '1; SELECT SLEEP(5)', "%' UNION SELECT clientId, secretHash FROM oauth_client --",
+  '\\', '\\\\', '%', '%00', '\u0000', '\u0000abc', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '${7*7}', '{{7*7}}',
+  '../../etc/passwd', '..%2F..%2F', 'NaN', 'Infinity', '-Infinity', '-0', '1e309', '0x10', ' 5', '5 ', '1,5', '1.00001',
+  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '😀', '\uD800', '\uDFFF', 'ＡＢＣ', 'İ', 'ß', 'Ä', '\u202e',
+  '\r\n', '\t', ' ', '', 'null', 'true', '[]', '{}', 'ASC', 'DESC', 'asc; DROP', 'partNo', 'shortID', 'received', 'key', 'alias', 'id',
+  '2026-13-45', '2026-02-30T25:61:00Z', '0000-00-00', '9999-12-31T23:59:59.999Z', '1970-01-01', 'yesterday', 'FUZZ-1', 'fuzz-1', 'FUZZ-1 ',
+];
+
+const longString = fc.oneof(
+  fc.integer({ min: 64, max: 70_000 }).map((n) => 'x'.repeat(n)),
+  fc.tuple(fc.constantFrom(...nasty), fc.integer({ min: 10, max: 2_000 })).map(([s, n]) => s.repeat(n)),
+);
+const anyString = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...nasty) },
+  { weight: 3, arbitrary: fc.string({ maxLength: 80 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 1, arbitrary: longString },
+);
+const anyNumber = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(0, -0, -1, 1, 1.5, 1.23456, 0.00001, 0.0001, 99_999_999_999.9999, 100_000_000_000, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), 2 ** 53 + 1, 1e308, -1e308, 5e-324, 1e21),
+);
+const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: anyString },
+  { weight: 4, arbitrary: anyNumber },
+  { weight: 1, arbitrary: fc.boolean() },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.array(fc.oneof(anyString, anyNumber), { maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(anyString, anyNumber), { maxKeys: 3 }) },
+  { weight: 1, arbitrary: fc.constant(JSON.parse('{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}}}') as unknown) },
+);
+
+/** A field: absent, a value the DTO accepts, or anything at all. */
+const field = (valid: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 5, arbitrary: valid }, { weight: 4, arbitrary: anyValue });
+
+const units = fc.oneof(fc.integer({ min: 1, max: 20 }), fc.constantFrom(0.25, 0.0001, 1.5));
+const validShortId = fc.oneof(fc.constantFrom(...SHORT_IDS), fc.stringMatching(/^[A-Z][A-Z0-9-]{0,20}$/));
+const wid = fc.constantFrom(1, 2, 3, 4);
+/** What a sound write names: an item that exists, a warehouse in the client's scope. */
+const knownItem = fc.constantFrom(...SHORT_IDS);
+const scopedWid = fc.constantFrom(1, 2);
+const smallInt = fc.integer({ min: 0, max: 10 });
+const text = (max: number) => fc.string({ maxLength: max });
+
+/**
+ * Fields of the request (DTO rules) plus fields no client may set. One body in
+ * three keeps to the DTO (required fields valid and naming existing things,
+ * optional ones valid or absent;
+ * the fields no client may set still anything), so that the fuzz reaches the
+ * real work and not only the refusals.
+ */
+function body(fields: Record<string, fc.Arbitrary<unknown>>, required: Record<string, fc.Arbitrary<unknown>> = {}): fc.Arbitrary<Record<string, unknown>> {
+  const extra = fc.dictionary(
+    fc.constantFrom('partNo', 'recNo', 'created', 'createdBy', 'modified', 'id', 'clientId', 'active', 'shipped', 'constructor', 'unknownField'),
+    anyValue,
+    { maxKeys: 3 },
+  );
+  const build = (sound: boolean) => {
+    // Optional fields mostly absent: each selector given narrows the lots a Move or Issue can take.
+    const soundField = (name: string, arb: fc.Arbitrary<unknown>) => required[name] ?? fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
+    const entries = Object.entries(fields).map(([name, arb]) => (sound ? soundField(name, arb) : field(arb)).map((v) => [name, v] as const));
+    return fc.tuple(fc.tuple(...entries), extra).map(([pairs, more]) => {
+      const out: Record<string, unknown> = { ...more };
+      for (const [name, v] of pairs) if (v !== undefined) out[name] = v;
+      return out;
+    });
+  };
+  return Object.keys(required).length ? fc.oneof({ weight: 2, arbitrary: build(false) }, { weight: 1, arbitrary: build(true) }) : build(false);
+}
+
+// ---------------------------------------------------------------- requests
+
+interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** Encodes a value for a URL, whatever it is (lone surrogates included). */
+const enc = (v: unknown) => encodeURIComponent(asText(v).replace(/[\uD800-\uDFFF]/g, '\uFFFD'));
+/** Any value as text: objects (null-prototype ones too) as JSON. */
+function asText(v: unknown): string {
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+}
+/** A body's fields as a form, every value as text. */
+const form = (v: object) => new URLSearchParams(Object.entries(v).map(([k, x]): [string, string] => [k, asText(x)])).toString();
+
+const pathSegment = fc.oneof(
+  { weight: 3, arbitrary: anyValue.map(enc) },
+  { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '%2e%2e', '%2F', '%00', '1%20', '0', '-1', '1.5', '1e3', '2147483648', '99999999999999999999') },
+);
+
+/** A query string: known parameters in any case, hostile values, repeats, malformed encodings. */
+function query(names: string[], valid: Record<string, fc.Arbitrary<unknown>> = {}): fc.Arbitrary<string> {
+  const known = [...names, 'page', 'pageSize', 'sort', 'direction', 'modifiedSince'];
+  const pageValid: Record<string, fc.Arbitrary<unknown>> = {
+    page: fc.integer({ min: 1, max: 5 }),
+    pageSize: fc.integer({ min: 1, max: 300 }),
+    sort: fc.constantFrom('shortID', 'partNo', 'received', 'recNo', 'inStock', 'created', 'id'),
+    direction: fc.constantFrom('ASC', 'DESC', 'asc', 'desc'),
+    modifiedSince: fc.constantFrom('2020-01-01', '2020-01-01T00:00:00Z'),
+    ...valid,
+  };
+  const name = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...known) },
+    { weight: 2, arbitrary: fc.constantFrom(...known).map((n) => (n === n.toUpperCase() ? n.toLowerCase() : n.toUpperCase())) },
+    { weight: 1, arbitrary: fc.constantFrom('page[$gt]', 'pageSize[]', 'sort[0]', '__proto__', 'constructor[prototype]', '', '%zz') },
+  );
+  const pair = name.chain((n) =>
+    fc
+      .oneof({ weight: 2, arbitrary: Object.hasOwn(pageValid, n) ? pageValid[n] : anyValue }, { weight: 3, arbitrary: anyValue })
+      .map((v) => `${enc(n).replace(/%25zz/, '%zz')}=${enc(v)}`),
+  );
+  const raw = fc.constantFrom('page=%zz', 'key=%', 'pageSize=1&pageSize=2', 'sort=partNo;DROP', '&&&', '=', 'page', 'key=%E0%A4%A');
+  return fc.array(fc.oneof({ weight: 5, arbitrary: pair }, { weight: 1, arbitrary: raw }), { maxLength: 6 }).map((ps) => (ps.length ? `?${ps.join('&')}` : ''));
+}
+
+/** A body in JSON, or broken: truncated, not an object, another content type, too deep, too big. */
+function encoded(value: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<{ body?: string | Buffer; type?: string }> {
+  return fc.oneof(
+    { weight: 12, arbitrary: value.map((v) => ({ body: JSON.stringify(v), type: 'application/json' })) },
+    { weight: 2, arbitrary: fc.tuple(value, fc.nat()).map(([v, n]) => { const s = JSON.stringify(v); return { body: s.slice(0, n % Math.max(s.length, 1)), type: 'application/json' }; }) },
+    { weight: 1, arbitrary: fc.constantFrom('[]', '[{}]', '"text"', '42', 'null', 'true', '', '{"a":', '{"units":1e999}', '{"units":-0}', '{"a":1,"a":2}').map((b) => ({ body: b, type: 'application/json' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(value, fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'application/octet-stream'))
+        .map(([v, type]) => ({ body: JSON.stringify(v), type })),
+    },
+    { weight: 1, arbitrary: value.map((v) => ({ body: form(v), type: 'application/x-www-form-urlencoded' })) },
+    { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((depth) => ({ body: '{"a":'.repeat(depth) + '1' + '}'.repeat(depth), type: 'application/json' })) },
+    { weight: 1, arbitrary: fc.constant(undefined).map(() => ({})) },
+  );
+}
+
+/** Headers: mostly the right token, sometimes none, a forged one or garbage; hostile keys and request ids. */
+function headers(bearer: () => string): fc.Arbitrary<Record<string, string>> {
+  const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 300 });
+  const auth = fc.oneof(
+    { weight: 12, arbitrary: fc.constant('valid') },
+    { weight: 1, arbitrary: fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', 'bearer x', `Bearer ${'A'.repeat(8000)}`) },
+    { weight: 1, arbitrary: latin1.map((s) => `Bearer ${s}`) },
+  );
+  return fc
+    .record({ auth, key: fc.option(fc.oneof(fc.uuid(), latin1), { freq: 3 }), id: fc.option(latin1, { freq: 3 }) })
+    .map(({ auth, key, id }) => {
+      const out: Record<string, string> = {};
+      if (auth === 'valid') out.Authorization = bearer();
+      else if (auth) out.Authorization = auth;
+      if (key !== null) out['Idempotency-Key'] = key;
+      if (id !== null) out['X-Request-Id'] = id;
+      return out;
+    });
+}
+
+interface Endpoint {
+  name: string;
+  request: fc.Arbitrary<FuzzRequest>;
+}
+
+function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
+  const h = headers(bearer);
+  const get = (name: string, path: fc.Arbitrary<string>, q: fc.Arbitrary<string>): Endpoint => ({
+    name,
+    request: fc.tuple(path, q, h).map(([p, qs, hd]) => ({ method: 'GET', path: `${p}${qs}`, headers: hd })),
+  });
+  const send = (name: string, method: string, path: fc.Arbitrary<string>, b: fc.Arbitrary<Record<string, unknown>>): Endpoint => ({
+    name,
+    request: fc.tuple(path, encoded(b), h).map(([p, e, hd]) => ({
+      method,
+      path: p,
+      headers: { ...hd, ...(e.type ? { 'Content-Type': e.type } : {}) },
+      body: e.body,
+    })),
+  });
+  const at = (p: string) => fc.constant(`/api/v1/${p}`);
+  const itemFields = {
+    description: text(255), category: smallInt, categoryID: smallInt, subCategory: smallInt, uOM: fc.constantFrom('EA', 'KG'), unit: fc.constantFrom('M'),
+    putUp: text(100), units, dfltOwner: smallInt, discontinued: fc.boolean(), active: fc.boolean(),
+  };
+  const writeFields = { itemID: validShortId, wid, serial: text(64), serial2: text(64), rfidTag: text(64), reference: text(100), units };
+  const token = fc
+    .record({
+      grant_type: field(fc.constant('client_credentials')),
+      client_id: field(fc.constant('valid')),
+      client_secret: field(fc.constant('valid')),
+      basic: fc.boolean(),
+    })
+    .chain((r) => {
+      const c = client();
+      const fix = (v: unknown, real: string) => (v === 'valid' ? real : v);
+      const fields: Record<string, unknown> = { grant_type: r.grant_type, client_id: fix(r.client_id, c.clientId), client_secret: fix(r.client_secret, c.clientSecret) };
+      for (const k of Object.keys(fields)) if (fields[k] === undefined) delete fields[k];
+      return fc.tuple(encoded(fc.constant(fields)), fc.constant(r.basic), fc.constantFrom('form', 'json'));
+    })
+    .map(([e, basic, as]) => {
+      const c = client();
+      const hd: Record<string, string> = {};
+      if (basic) hd.Authorization = `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64')}`;
+      let b = e.body;
+      let type = e.type;
+      if (as === 'form' && type === 'application/json' && typeof b === 'string') {
+        try {
+          const parsed = JSON.parse(b) as Record<string, unknown>;
+          b = form(parsed);
+          type = 'application/x-www-form-urlencoded';
+        } catch {
+          // broken JSON stays as it is
+        }
+      }
+      return { method: 'POST', path: '/api/v1/Token', headers: { ...hd, ...(type ? { 'Content-Type': type } : {}) }, body: b };
+    });
+
+  return [
+    { name: 'POST /Token', request: token },
+    get('GET /Item', at('Item'), query(['key', 'type', 'Category'], { key: validShortId, type: fc.constantFrom('id', 'alias', 'ID'), Category: smallInt })),
+    get('GET /Item/All', at('Item/All'), query([])),
+    get('GET /Item/<partNo>', fc.oneof(fc.integer({ min: 1, max: 8 }).map(String), pathSegment).map((p) => `/api/v1/Item/${p}`), query([])),
+    send('POST /Item', 'POST', at('Item'), body({ shortID: validShortId, ...itemFields }, { shortID: validShortId })),
+    send('PUT /Item', 'PUT', at('Item'), body({ shortID: validShortId, ...itemFields }, { shortID: validShortId })),
+    {
+      name: 'DELETE /Item/<shortID>',
+      request: fc.tuple(fc.oneof(fc.stringMatching(/^[A-Z]{1,8}-X$/), pathSegment), h).map(([p, hd]) => ({ method: 'DELETE', path: `/api/v1/Item/${p}`, headers: hd })),
+    },
+    get('GET /Inventory', at('Inventory'), query(['itemID'], { itemID: validShortId })),
+    get('GET /Inventory/<wid>', fc.oneof(wid.map(String), pathSegment).map((p) => `/api/v1/Inventory/${p}`), query(['itemID'], { itemID: validShortId })),
+    get('GET /Inventory/StockLevels', at('Inventory/StockLevels'), query([])),
+    get('GET /Inventory/StockLevels/<wid>', fc.oneof(wid.map(String), pathSegment).map((p) => `/api/v1/Inventory/StockLevels/${p}`), query([])),
+    get('GET /Inventory/Transactions', at('Inventory/Transactions'), query(['itemID'], { itemID: validShortId })),
+    send('POST /Inventory/Receive', 'POST', at('Inventory/Receive'), body({
+      ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, grossWeight: units, price: units,
+      expires: fc.constantFrom('2030-01-01', '2030-01-01T10:00:00Z'), supplier: smallInt, line: smallInt, jobid: smallInt, hold: fc.boolean(),
+    }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
+    send('POST /Inventory/Move', 'POST', at('Inventory/Move'), body({
+      ...writeFields, fromSpot: fc.oneof(fc.constant('A'), text(64)), toSpot: text(64), shipToWid: wid, transitSlip: text(64), recno: fc.integer({ min: 1, max: 60 }),
+      received: fc.constantFrom('2026-11-22', new Date().toISOString().slice(0, 10)),
+    }, { itemID: knownItem, units, wid: scopedWid })),
+    send('POST /Inventory/Issue', 'POST', at('Inventory/Issue'), body({
+      ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, shipto: smallInt, prodID: text(64),
+      recno: fc.integer({ min: 1, max: 60 }), line: smallInt,
+    }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
+    get('GET /health', fc.constant('/health'), query([])),
+    get('GET /api/v1/openapi.json', at('openapi.json'), query([])),
+    {
+      name: 'unknown routes and methods',
+      request: fc
+        .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), fc.constantFrom('/api/v1/Item/All/x', '/api/v1/Inventory/Receive', '/api/v1/Token', '/api/v2/Item', '/api/v1/', '/', '/api/v1/Inventory/StockLevels/1/2'), fc.option(pathSegment), h)
+        .map(([method, p, seg, hd]) => ({ method, path: seg === null ? p : `${p}/${seg}`, headers: hd })),
+    },
+  ];
+}
+
+// ---------------------------------------------------------------- checks
+
+const ERROR_KEYS = ['details', 'error', 'message', 'statusCode'];
+
+/** What every answer must be: no 5xx, JSON, errors in the spec's shape, no stack trace. */
+function problems(method: string, status: number, contentType: string, text: string): string[] {
+  const out: string[] = [];
+  if (status >= 500) out.push(`status ${status}`);
+  if (/\n\s+at |node_modules|\.ts:\d+|\bError: /.test(text)) out.push('looks like a stack trace');
+  if (!text) {
+    if (status >= 400 && method !== 'HEAD') out.push('error without a body');
+    return out;
+  }
+  if (!contentType.startsWith('application/json')) {
+    out.push(`content-type ${contentType}`);
+    return out;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [...out, 'body is not JSON'];
+  }
+  if (status >= 400 && status !== 429) {
+    const e = parsed as Record<string, unknown>;
+    if (Object.keys(e).sort().join() !== ERROR_KEYS.join()) out.push(`error keys ${Object.keys(e).join()}`);
+    if (e.statusCode !== status) out.push(`statusCode ${String(e.statusCode)}`);
+    if (typeof e.error !== 'string' || !/^[a-z_]+$/.test(e.error)) out.push(`error ${String(e.error)}`);
+    if (typeof e.message !== 'string' || !e.message) out.push('no message');
+    const d = e.details;
+    const detailsOk = d === null || (typeof d === 'object' && Object.values(d as object).every((m) => Array.isArray(m) && m.every((x) => typeof x === 'string')));
+    if (!detailsOk) out.push('details not null or field → messages');
+  }
+  return out;
+}
+
+describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
+  let db: TestDatabase;
+  let service: ServiceProcess | undefined;
+  let base: string;
+  let client: TestClient;
+  const tally = new Map<string, { sent: number; ok: number; statuses: Set<number> }>();
+
+  beforeAll(async () => {
+    // Clients, items and stock are made in-process; the requests then go to
+    // the built service in a process of its own, as production runs it.
+    db = await createTestDatabase();
+    const t = await startTestApp({ database: db });
+    await givenWarehouses(t, 1, 2, 3);
+    client = await givenClient(t, { warehouses: [1, 2] });
+    for (const shortID of SHORT_IDS) {
+      const res = await request(t.http).post('/api/v1/Item').set('Authorization', client.bearer).send({ shortID });
+      if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
+      for (const w of [1, 2]) await givenStock(t, client.bearer, { itemID: shortID, units: 1000, wid: w, spot: 'A' });
+    }
+    await t.close();
+    service = await startService({ DATABASE_URL: db.url });
+    base = service.url;
+    process.stdout.write(`fuzz (${testDatabaseKind()}): seed ${SEED}, ${RUNS} requests per endpoint; rerun with FUZZ_SEED=${SEED}\n`);
+  });
+
+  afterAll(async () => {
+    const total = [...tally.values()].reduce((n, x) => n + x.sent, 0);
+    const lines = [...tally].map(([name, x]) => `  ${name}: ${x.sent} sent, ${x.ok} 2xx, statuses ${[...x.statuses].sort().join(' ')}`);
+    process.stdout.write(`fuzz (${testDatabaseKind()}): ${total} requests\n${lines.join('\n')}\n`);
+    await service?.kill('SIGTERM');
+    await db?.drop();
+  });
+
+  for (const endpoint of endpoints(() => client.bearer, () => client)) {
+    it(`${endpoint.name}: no 5xx, every error in the spec's shape`, async () => {
+      const seen = { sent: 0, ok: 0, statuses: new Set<number>() };
+      tally.set(endpoint.name, seen);
+      const run = await fc.check(
+        fc.asyncProperty(endpoint.request, async (req) => {
+          const res = await fetch(`${base}${req.path}`, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' });
+          if (process.env.FUZZ_TRACE) require('node:fs').appendFileSync(process.env.FUZZ_TRACE, JSON.stringify({ ...req, status: res.status }) + '\n');
+          const text = req.method === 'HEAD' ? '' : await res.text();
+          seen.sent++;
+          seen.statuses.add(res.status);
+          if (res.status < 300) seen.ok++;
+          const found = problems(req.method, res.status, res.headers.get('content-type') ?? '', text);
+          if (found.length) throw new Error(`${found.join('; ')}: ${res.status} ${text.slice(0, 500)}\nservice log: ${service!.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(-3).join('\n').slice(0, 3000)}`);
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      if (run.failed) {
+        const req = run.counterexample?.[0];
+        const show = (x: unknown) => (x === undefined ? '' : asText(x).slice(0, 2000));
+        // The whole request, for replaying it by hand (the message shortens long values).
+        const saved = join(tmpdir(), `fuzz-failure-${endpoint.name.replace(/[^A-Za-z0-9]+/g, '_')}.json`);
+        writeFileSync(saved, JSON.stringify({ ...req, body: Buffer.isBuffer(req?.body) ? req?.body.toString('base64') : req?.body }));
+        throw new Error(
+          `${String(run.errorInstance instanceof Error ? run.errorInstance.message : run.errorInstance).slice(0, 800)}\n` +
+            `request: ${req?.method} ${show(req?.path)} ${show(JSON.stringify(req?.headers))}\nbody: ${show(req?.body)}\n` +
+            `replay: FUZZ_SEED=${SEED} (path ${run.counterexamplePath}); whole request in ${saved}`,
+        );
+      }
+      expect(seen.sent).toBe(RUNS);
+      // The fuzz reaches the real work too, not only the refusals.
+      if (!endpoint.name.startsWith('unknown') && !endpoint.name.startsWith('DELETE')) expect(seen.ok).toBeGreaterThan(0);
+    });
+  }
+
+  it('leaves the ledger invariant intact, and the service logged no error', async () => {
+    const ledger = await ledgerOf(db.target);
+    expect({ mismatches: ledger.mismatches, countMismatches: ledger.countMismatches }).toEqual({ mismatches: [], countMismatches: [] });
+    expect(ledger.ok).toBe(true);
+    expect(service!.output()).not.toMatch(/"level":(50|60)/);
+  });
+});
