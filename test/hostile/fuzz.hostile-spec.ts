@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -21,7 +21,8 @@ import { ledgerOf } from './workload.js';
  * ledger invariant must hold after.
  *
  * FUZZ_SEED=<n> replays a run (the seed is printed first); FUZZ_RUNS=<n> sets
- * the requests per endpoint.
+ * the requests per endpoint; FUZZ_TRACE=<file> appends every request sent
+ * with its status, one JSON line each.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -362,7 +363,7 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
       const run = await fc.check(
         fc.asyncProperty(endpoint.request, async (req) => {
           const res = await fetch(`${base}${req.path}`, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' });
-          if (process.env.FUZZ_TRACE) require('node:fs').appendFileSync(process.env.FUZZ_TRACE, JSON.stringify({ ...req, status: res.status }) + '\n');
+          if (process.env.FUZZ_TRACE) appendFileSync(process.env.FUZZ_TRACE, JSON.stringify({ ...req, status: res.status }) + '\n');
           const text = req.method === 'HEAD' ? '' : await res.text();
           seen.sent++;
           seen.statuses.add(res.status);
