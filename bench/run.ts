@@ -1,5 +1,4 @@
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -7,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
 import { checkLedger } from '../src/inventory/ledger-check.js';
+import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, waitHealthy } from './harness.js';
 import { seed, type Seeded } from './seed.js';
 
 /**
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   });
   await waitHealthy(PORTS.service);
   const startMs = Date.now() - t0;
-  const token = await getToken(seeded);
+  const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const lastItemPage = Math.max(1, Math.ceil(seeded.items / 250));
   const lotPage = Math.min(4000, Math.max(1, Math.ceil(LOTS / 250)));
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     row.vsRaw = row.rps / rawCeiling.rps;
     rows.push(row);
   }
-  const peakRssMb = peakRss(service);
+  const peakRssMb = memoryMb(service, 'VmHWM');
   // Let the service drain the requests autocannon left in flight before the ledger is checked.
   const exited = new Promise((resolve) => service.once('exit', resolve));
   service.kill('SIGTERM');
@@ -125,23 +125,8 @@ async function main(): Promise<void> {
   }
 }
 
-/** The Node flags of package.json's start:prod script (`node <flags> dist/src/main.js`). */
-function prodNodeFlags(): string[] {
-  const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts['start:prod'];
-  const flags = /^node (.*?)\s*dist\/src\/main\.js$/.exec(script)?.[1] ?? '';
-  return flags.split(/\s+/).filter(Boolean);
-}
-
-function post(path: string, body: object) {
-  return { method: 'POST', path, body: JSON.stringify(body) };
-}
-
 function randomPartNo(s: Seeded): number {
   return 1 + Math.floor(Math.random() * s.items);
-}
-
-function shortIdOf(partNo: number): string {
-  return `BENCH-${String(partNo).padStart(7, '0')}`;
 }
 
 async function drive(name: string, port: number, next: () => Record<string, unknown>, headers: Record<string, string> = {}): Promise<Row> {
@@ -166,59 +151,8 @@ async function drive(name: string, port: number, next: () => Record<string, unkn
   return row;
 }
 
-function start(argv: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${argv.join(' ')} did not start: ${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        // Past the ready line the output is only drained: keeping and re-scanning it
-        // (one log line per request) would cost the harness CPU the service shares.
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        out = '';
-        resolve(child);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${argv.join(' ')} exited ${code}: ${out}`)));
-  });
-}
-
-async function waitHealthy(port: number): Promise<void> {
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function getToken(s: Seeded): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${PORTS.service}/api/v1/Token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: s.clientId, client_secret: s.clientSecret }),
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
-/** Peak resident set of the service so far (VmHWM), in MB. */
-function peakRss(child: ChildProcess): number {
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
-
 function render(rows: Row[], ceilings: Row[], extra: { startMs: number; peakRssMb: number; ledgerOk: boolean; seeded: Seeded }): string {
-  // Dirty means code changed since the commit; the results file this appends to does not count.
-  const commit = safe(() => {
-    const head = execSync('git rev-parse --short HEAD').toString().trim();
-    return execSync("git status --porcelain -- . ':!bench/RESULTS.md'").toString().trim() ? `${head}-dirty` : head;
-  });
+  const commit = commitLabel();
   const cpu = cpus();
   const lines = [
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
@@ -232,14 +166,6 @@ function render(rows: Row[], ceilings: Row[], extra: { startMs: number; peakRssM
     ...rows.map((r) => `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.vsNest!.toFixed(2)} | ${r.vsRaw!.toFixed(2)} |`),
   ];
   return lines.join('\n');
-}
-
-function safe(fn: () => string): string {
-  try {
-    return fn();
-  } catch {
-    return 'unknown';
-  }
 }
 
 main().then(

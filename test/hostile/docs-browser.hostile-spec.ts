@@ -129,9 +129,12 @@ describe(`the docs page in chromium on ${testDatabaseKind()}`, () => {
     // Authorize with the token from POST /api/v1/Token, then close the dialog.
     await page.locator('.auth-wrapper button.authorize').click();
     const dialog = page.locator('.modal-ux');
-    await dialog.locator('input#auth-bearer-value').fill(client.token);
-    await dialog.locator('button.auth.authorize[type="submit"]').click();
-    await dialog.locator('button.btn-done').click();
+    // The dialog holds one form per scheme (bearer for the API, basic for POST /Token).
+    const bearerForm = dialog.locator('form').filter({ has: page.locator('input#auth-bearer-value') });
+    await bearerForm.locator('input#auth-bearer-value').fill(client.token);
+    await bearerForm.locator('button.auth.authorize[type="submit"]').click();
+    // Once authorized the bearer form loses its input; any Close button closes the dialog.
+    await dialog.locator('button.btn-done').first().click();
     await dialog.waitFor({ state: 'detached' });
     await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toMatch(/\blocked\b/);
 

@@ -1,0 +1,77 @@
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** What `npm run bench` and `npm run soak` share: starting processes, tokens, memory readings. */
+
+/** The Node flags of package.json's start:prod script (`node <flags> dist/src/main.js`). */
+export function prodNodeFlags(): string[] {
+  const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts['start:prod'];
+  const flags = /^node (.*?)\s*dist\/src\/main\.js$/.exec(script)?.[1] ?? '';
+  return flags.split(/\s+/).filter(Boolean);
+}
+
+/** Starts `node <argv>` and resolves once its stdout matches `ready`; later output is drained. */
+export function start(argv: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${argv.join(' ')} did not start: ${out}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        // Past the ready line the output is only drained: keeping and re-scanning it
+        // (one log line per request) would cost the harness CPU the service shares.
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        out = '';
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${argv.join(' ')} exited ${code}: ${out}`)));
+  });
+}
+
+export async function waitHealthy(port: number): Promise<void> {
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function getToken(port: number, clientId: string, clientSecret: string): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/Token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  });
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** A field of /proc/<pid>/status in MB: VmHWM (peak resident set so far) or VmRSS (now). */
+export function memoryMb(child: ChildProcess, field: 'VmHWM' | 'VmRSS'): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+export function post(path: string, body: object, headers: Record<string, string> = {}) {
+  return { method: 'POST', path, body: JSON.stringify(body), ...(Object.keys(headers).length ? { headers } : {}) };
+}
+
+export function shortIdOf(partNo: number): string {
+  return `BENCH-${String(partNo).padStart(7, '0')}`;
+}
+
+/** The commit measured; `-dirty` when code changed since (the results files do not count). */
+export function commitLabel(): string {
+  try {
+    const head = execSync('git rev-parse --short HEAD').toString().trim();
+    return execSync("git status --porcelain -- . ':!bench/RESULTS.md'").toString().trim() ? `${head}-dirty` : head;
+  } catch {
+    return 'unknown';
+  }
+}
