@@ -74,20 +74,21 @@ async function main(): Promise<void> {
   const partNo = () => 1 + Math.floor(Math.random() * seeded.items);
   const wid = () => 1 + Math.floor(Math.random() * 3);
   let seq = 0;
-  const keys: string[] = [];
-  /** A write with a key of its own, or (one in five) a retry of an earlier key: replayed, done once. */
-  const keyed = () => {
-    if (keys.length > 100 && Math.random() < 0.2) return keys[Math.floor(Math.random() * keys.length)];
-    const key = `soak-${process.pid}-${++seq}`;
-    keys.push(key);
-    if (keys.length > 5_000) keys.shift();
-    return key;
+  const sent: Array<Record<string, unknown>> = [];
+  /** A keyed Receive, or (one in five) a client's retry of an earlier one: same key, same body; replayed, done once. */
+  const keyedReceive = () => {
+    if (sent.length > 100 && Math.random() < 0.2) return sent[Math.floor(Math.random() * sent.length)];
+    const request = post('/api/v1/Inventory/Receive', { itemID: item(), units: 1, wid: wid(), reasonCode: 1 }, { 'idempotency-key': `soak-${process.pid}-${++seq}` });
+    sent.push(request);
+    if (sent.length > 5_000) sent.shift();
+    return request;
   };
+  // Weights are percent of all requests.
   const writes: Array<[number, () => Record<string, unknown>]> = [
-    [8, () => post('/api/v1/Inventory/Receive', { itemID: item(), units: 2, wid: wid(), reasonCode: 1, spot: 'S1' })],
-    [6, () => post('/api/v1/Inventory/Issue', { itemID: item(), units: 0.5, wid: wid(), reasonCode: 2 })],
-    [4, () => { const from = wid(); return post('/api/v1/Inventory/Move', { itemID: item(), units: 0.25, wid: from, shipToWid: 1 + (from % 3) }); }],
-    [4, () => post('/api/v1/Inventory/Receive', { itemID: item(), units: 1, wid: wid(), reasonCode: 1 }, { 'idempotency-key': keyed() })],
+    [9, () => post('/api/v1/Inventory/Receive', { itemID: item(), units: 2, wid: wid(), reasonCode: 1, spot: 'S1' })],
+    [7, () => post('/api/v1/Inventory/Issue', { itemID: item(), units: 0.5, wid: wid(), reasonCode: 2 })],
+    [5, () => { const from = wid(); return post('/api/v1/Inventory/Move', { itemID: item(), units: 0.25, wid: from, shipToWid: 1 + (from % 3) }); }],
+    [6, keyedReceive],
   ];
   const reads: Array<[number, () => Record<string, unknown>]> = [
     [30, () => ({ path: `/api/v1/Item/${partNo()}` })],
@@ -182,7 +183,7 @@ function render(
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — soak, ${minutes} min at ${RATE} req/s`,
     '',
     `Commit ${commitLabel()}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB and autocannon on the same machine; ${CONNECTIONS} connections; ${LOTS.toLocaleString('en')} lots seeded.`,
-    `Mix: 70% reads (item by partNo and key, stock levels, lots of an item, item page, ledger of an item), 22% writes (Receive, Issue, Move; a fifth of keyed Receives retry an earlier Idempotency-Key), 3% refused on purpose (400, 404, 409).`,
+    `Mix: 70% reads (item by partNo and key, stock levels, lots of an item, item page, ledger of an item), 27% writes (Receive, Issue, Move; a fifth of the keyed Receives are retries of an earlier one, same key and body), 3% refused on purpose (400, 404, 409).`,
     '',
     `Requests: ${x.requests.toLocaleString('en')}; answers by status ${JSON.stringify(statuses)}; errors (network, timeouts, 5xx): ${x.errors}.`,
     `RSS: idle ${x.idleRssMb} MB, after the first window ${first.rssMb} MB, at the end ${last.rssMb} MB: growth ${(x.growth * 100).toFixed(1)}% (limit ${RSS_GROWTH_LIMIT * 100}%); peak ${x.peakRssMb} MB.`,
