@@ -97,6 +97,12 @@ describe(`requests found by fuzzing, against the service process on ${testDataba
     );
   });
 
+  it('quotes at most 64 characters of a long shortID in a 404', async () => {
+    const res = await call('DELETE', `/api/v1/Item/${'L'.repeat(5_000)}`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ statusCode: 404, error: 'not_found', message: `No item with shortID "${'L'.repeat(64)}…".`, details: null });
+  });
+
   it('logged no error while answering all of that', () => {
     expect(service.output()).not.toMatch(/"level":(50|60)/);
   });

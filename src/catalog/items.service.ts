@@ -18,6 +18,9 @@ export class ItemNotFound extends DomainError {
   }
 }
 
+/** A client's value quoted in a message, cut at 64 characters (the longest valid shortID). */
+const quoted = (value: string) => `"${value.length > 64 ? `${value.slice(0, 64)}…` : value}"`;
+
 export class DuplicateShortId extends DomainError {
   constructor(shortId: string) {
     super('conflict', `An item with shortID "${shortId}" already exists.`);
@@ -79,14 +82,14 @@ export class ItemsService {
   /** By shortID, regardless of case; discontinued items included. */
   async byShortId(shortId: string): Promise<Item> {
     const item = await this.items.findOneBy({ shortIdKey: caseKey(shortId) });
-    if (!item) throw new ItemNotFound(`with shortID "${shortId}"`);
+    if (!item) throw new ItemNotFound(`with shortID ${quoted(shortId)}`);
     return item;
   }
 
   async byAlias(alias: string): Promise<Item> {
     const found = await this.aliases.findOneBy({ aliasKey: caseKey(alias) });
     const item = found && (await this.items.findOneBy({ partNo: found.partNo }));
-    if (!item) throw new ItemNotFound(`with alias "${alias}"`);
+    if (!item) throw new ItemNotFound(`with alias ${quoted(alias)}`);
     return item;
   }
 
