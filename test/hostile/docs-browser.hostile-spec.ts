@@ -15,13 +15,19 @@ import { givenClient, type TestClient } from '../support/auth.js';
  * error (helmet's policy must let Swagger UI run); and "Try it out" works
  * through the UI: Execute on GET /api/v1/Item shows 401 before "Authorize",
  * and 200 with the item after the bearer token is entered in the dialog, the
- * request reaching the service with that token.
+ * request reaching the service with that token. Opened by a host name over
+ * plain HTTP, the page renders too.
  *
  * CHROMIUM_PATH=<path> picks another chromium; screenshots go to a temp dir
  * whose path is printed.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** A host name for the service, resolved by chromium itself to the loopback address. */
+const HOST_NAME = 'inventory.test';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  `--host-resolver-rules=MAP ${HOST_NAME} 127.0.0.1`,
+];
 const UI_TIMEOUT = 60_000;
 const SHORT_ID = `DOCS-${process.pid}`;
 
@@ -148,6 +154,20 @@ describe(`the docs page in chromium on ${testDatabaseKind()}`, () => {
     const calls = served.filter((r) => r.method === 'GET' && r.url.startsWith('/api/v1/Item'));
     expect(calls.map((r) => [r.status, r.authorization])).toEqual([[401, undefined], [200, client.bearer]]);
     await page.screenshot({ path: join(shots, 'try-it-out.png'), fullPage: true });
+  });
+
+  it('renders when opened over plain HTTP by host name, not only by loopback address', async () => {
+    // A CSP with upgrade-insecure-requests once sent every script to https:// here: an empty page.
+    const byName = await browser!.newPage();
+    const failed: string[] = [];
+    byName.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
+    const url = base.replace('127.0.0.1', HOST_NAME);
+    const res = await byName.goto(`${url}/api/docs`, { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    await byName.waitForSelector('.opblock .opblock-summary-path', { timeout: 20_000 });
+    expect(await byName.locator('.opblock').count()).toBeGreaterThan(10);
+    expect(failed).toEqual([]);
+    await byName.close();
   });
 
   it('raises no CSP violation, console error or page error (only the intended 401)', async () => {
