@@ -1,7 +1,8 @@
 // `npm run test:hostile`: fuzzing, the OWASP API Top 10 checks, crash safety,
-// several instances and the docs page in a real browser. The service processes
-// these start need MariaDB and Redis; unset URLs default to the local servers,
-// and a server that is not there fails the run (nothing is skipped).
+// database faults, several instances and the docs page in a real browser. The
+// service processes these start need MariaDB and Redis; unset URLs default to
+// the local servers, and a server that is not there fails the run (nothing is
+// skipped).
 process.env.TEST_MYSQL_URL ||= 'mysql://root@127.0.0.1:3306/test';
 process.env.TEST_REDIS_URL ||= 'redis://127.0.0.1:6379';
 
@@ -26,7 +27,7 @@ module.exports = {
       ...base,
       displayName: 'hostile:mariadb',
       setupFiles: ['<rootDir>/test/setup/mysql.ts'],
-      testMatch: ['fuzz', 'owasp', 'crash', 'instances'].map(spec),
+      testMatch: ['fuzz', 'owasp', 'crash', 'instances', 'db-faults'].map(spec),
     },
   ],
 };
