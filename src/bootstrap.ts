@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
 import type { AppConfig } from './config/config.js';
-import { bodyParserErrors, dropPrototypeKeys, limitBodyDepth } from './http/body-errors.js';
+import { bodyParserErrors, sanitizeBody } from './http/body-errors.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { createLogger, NestLogger } from './http/logger.js';
 import { requestContext } from './http/request-context.js';
@@ -45,10 +45,10 @@ export async function createApp(
   // a browser that opened the docs by host name would fetch their scripts
   // over https:// and show an empty page.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
-  app.useBodyParser('json', { limit: BODY_LIMIT, reviver: dropPrototypeKeys });
+  app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.use(bodyParserErrors);
-  app.use(limitBodyDepth);
+  app.use(sanitizeBody);
   app.disable('x-powered-by');
   // No conditional GETs in this API; an ETag would hash every response body for nothing.
   app.set('etag', false);

@@ -2,15 +2,9 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Unmetered } from '../auth/guards.js';
-import { DomainError } from '../http/errors.js';
+import { DatabaseUnavailable } from '../database/errors.js';
 
 const PING_TIMEOUT_MS = 2000;
-
-class DatabaseUnavailable extends DomainError {
-  constructor() {
-    super('service_unavailable', 'The database is not answering.');
-  }
-}
 
 /** `GET /health` (DECISIONS "Operating it"): no auth, no rate limit, outside /api/v1. */
 @ApiTags('Health')

@@ -16,16 +16,6 @@ export function bodyParserErrors(error: unknown, _req: Request, _res: Response, 
   next(error);
 }
 
-/**
- * JSON.parse reviver for request bodies: drops `__proto__`, `constructor` and
- * `prototype` keys at any depth. No field of the API has those names, and
- * class-transformer fails on a nested `{"constructor": null}` (a 500 found by
- * fuzzing); dropping them also keeps prototype-pollution payloads out.
- */
-export function dropPrototypeKeys(key: string, value: unknown): unknown {
-  return isPrototypeKey(key) ? undefined : value;
-}
-
 /** Names that reach an object's prototype when assigned; no field or parameter of the API has them. */
 export function isPrototypeKey(key: string): boolean {
   return key === '__proto__' || key === 'constructor' || key === 'prototype';
@@ -35,18 +25,24 @@ export function isPrototypeKey(key: string): boolean {
 export const MAX_BODY_DEPTH = 32;
 
 /**
- * Middleware after the body parsers: a body nested deeper than MAX_BODY_DEPTH
- * is a `bad_request`. Validation walks bodies recursively, and a few thousand
- * levels (a 14 KB body) overflowed the stack into a 500 (found by fuzzing).
- * The walk here is iterative.
+ * Middleware after the body parsers, one iterative walk over the parsed body:
+ * - a body nested deeper than MAX_BODY_DEPTH is a `bad_request` (validation
+ *   walks bodies recursively, and 2,000 levels in 14 KB overflowed the stack
+ *   into a 500, found by fuzzing);
+ * - `__proto__`, `constructor` and `prototype` keys are deleted at every depth
+ *   (class-transformer failed on a nested `{"constructor": null}`, another
+ *   500, and such keys are how prototype-pollution payloads travel).
  */
-export function limitBodyDepth(req: Request, _res: Response, next: NextFunction): void {
+export function sanitizeBody(req: Request, _res: Response, next: NextFunction): void {
   const stack: Array<[unknown, number]> = [[req.body, 1]];
   while (stack.length) {
     const [value, depth] = stack.pop()!;
     if (typeof value !== 'object' || value === null) continue;
     if (depth > MAX_BODY_DEPTH) return next(new MalformedRequest(`Request body is nested deeper than ${MAX_BODY_DEPTH} levels.`));
-    for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const key of Object.keys(value)) {
+      if (isPrototypeKey(key)) delete (value as Record<string, unknown>)[key];
+      else if (typeof (value as Record<string, unknown>)[key] === 'object') stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+    }
   }
   next();
 }

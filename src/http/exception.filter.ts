@@ -2,16 +2,15 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import type { Request, Response } from 'express';
 import { RateLimitExceeded } from '../auth/rate-limit.js';
 import { AppLogger } from './logger.js';
-import { isDatabaseUnavailable } from '../database/errors.js';
+import { isDatabaseUnavailable, lostConnection } from '../database/errors.js';
 import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.js';
 
 /**
  * The one place where failures become responses (spec "Errors", DECISIONS
  * "Errors"): every error body is `{statusCode, error, message, details}`.
  * Unexpected errors get a generic 500; their stack goes to the log with the
- * request id, never to the client. A database that did not answer (a dropped
- * or killed connection) is a 503 with Retry-After instead: nothing the client
- * sent was wrong, and the request may be retried.
+ * request id, never to the client. A request whose database connection died
+ * is a 503 instead (see `lostConnection`): nothing the client sent was wrong.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -45,14 +44,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return { body: fromHttpException(exception, req), headers: {} };
     }
     if (isDatabaseUnavailable(exception)) {
-      // Not the client's doing, and safe to retry: say so, as /health does.
-      return { body: errorBody('service_unavailable', DATABASE_UNAVAILABLE), headers: { 'Retry-After': '1' } };
+      const lost = lostConnection(req);
+      return { body: errorBody(lost.code, lost.message), headers: lost.headers };
     }
     return { body: errorBody('internal_error', 'An unexpected error occurred.'), headers: {} };
   }
 }
-
-export const DATABASE_UNAVAILABLE = 'The database did not answer; retry the request (a write with the same Idempotency-Key).';
 
 export function errorBody(code: ErrorCode, message: string, details: ErrorBody['details'] = null): ErrorBody {
   return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' ? details : null };

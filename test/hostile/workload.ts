@@ -41,10 +41,18 @@ export async function send(target: Target, entry: LoggedRequest, timeoutMs = 20_
       body: JSON.stringify(entry.body),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, replayed: res.headers.get('idempotent-replayed') === 'true' };
+    const text = await res.text().catch(() => undefined);
+    if (text === undefined) return undefined; // the connection broke while the body was on its way
+    // An answer that is not JSON is kept as text, so that the checks see it rather than a lost answer.
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // left as text
+    }
+    return { status: res.status, body, replayed: res.headers.get('idempotent-replayed') === 'true' };
   } catch {
-    return undefined;
+    return undefined; // refused, reset or timed out: no answer
   }
 }
 
@@ -72,14 +80,64 @@ export function statuses(log: LoggedRequest[]): Record<string, number> {
   return out;
 }
 
-/** The answer that counts for a request: its first 2xx, else its last answer. */
+/**
+ * Answers a client sends again (the same key): still in flight elsewhere, a
+ * lock conflict that gave up, or the database connection lost under it (503).
+ * A 500, or any other answer, is final: a test that meets one fails.
+ */
+export function retryable(answer: Answer): boolean {
+  const { error, message } = (answer.body ?? {}) as { error?: string; message?: string };
+  if (answer.status === 503) return error === 'service_unavailable';
+  if (answer.status !== 409) return false;
+  return message === 'A request with this Idempotency-Key is still in progress.' || /retry it\.$/.test(message ?? '');
+}
+
+/** The answer that counts for a request: its first 2xx, else its last final answer, else its last. */
 export function finalAnswer(entry: LoggedRequest): Answer | undefined {
-  return entry.answers.find((a) => a.status < 300) ?? entry.answers[entry.answers.length - 1];
+  return entry.answers.find((a) => a.status < 300) ?? [...entry.answers].reverse().find((a) => !retryable(a)) ?? entry.answers[entry.answers.length - 1];
 }
 
 export function succeeded(entry: LoggedRequest): boolean {
   const answer = finalAnswer(entry);
   return answer !== undefined && answer.status < 300;
+}
+
+/**
+ * Sends a request until it gets a final answer, as a client would: again after
+ * a lost or retryable answer, waiting `pause(answer)` ms (undefined: lost).
+ */
+export async function settle(
+  entry: LoggedRequest,
+  target: () => Target,
+  pause: (answer: Answer | undefined, attempt: number) => number,
+  attempts = 60,
+): Promise<void> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const answer = await send(target(), entry);
+    if (answer) entry.answers.push(answer);
+    else entry.lost++;
+    if (answer && !retryable(answer)) return;
+    await sleep(pause(answer, attempt));
+  }
+  throw new Error(`${entry.key} never settled: ${JSON.stringify(entry.answers.slice(-3))}`);
+}
+
+/**
+ * Every request ended done or refused for the client's own reason (not
+ * enough stock), and no answer on the way was a 5xx other than the 503 of a
+ * lost database connection (and that only where `allow503`).
+ */
+export function expectSettled(log: LoggedRequest[], options: { allow503?: boolean } = {}): void {
+  const unsettled = log
+    .map((entry) => ({ key: entry.key, answer: finalAnswer(entry) }))
+    .filter(({ answer }) => !(answer && (answer.status < 300 || (answer.status === 409 && /^Insufficient stock/.test((answer.body as { message?: string }).message ?? '')))))
+    .map(({ key, answer }) => `${key}: ${answer ? `${answer.status} ${JSON.stringify(answer.body)}` : 'no answer'}`);
+  expect(unsettled).toEqual([]);
+  const serverErrors = log
+    .flatMap((entry) => entry.answers.map((answer) => ({ key: entry.key, answer })))
+    .filter(({ answer }) => answer.status >= 500 && !(options.allow503 && retryable(answer)))
+    .map(({ key, answer }) => `${key}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  expect(serverErrors).toEqual([]);
 }
 
 interface LedgerRow {

@@ -31,17 +31,17 @@ export async function startService(env: Record<string, string>, timeoutMs = 45_0
   let port = 0;
   child.stdout.on('data', (chunk: Buffer) => {
     // The start-up lines are kept; afterwards only error and fatal lines (the
-    // request log is drained, its volume would slow the test process).
-    if (port) {
-      if (out.length < 200_000) for (const line of chunk.toString().split('\n')) if (/"level":(50|60)\b/.test(line)) out += `${line}\n`;
-      return;
-    }
+    // request log is not kept: its volume would slow the test process).
     pending += chunk.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) {
-      out += `${line}\n`;
-      if (line.includes('"listening"')) port = (JSON.parse(line) as { port: number }).port;
+      if (!port) {
+        out += `${line}\n`;
+        if (line.includes('"listening"')) port = (JSON.parse(line) as { port: number }).port;
+      } else if (/"level":(50|60)\b/.test(line) && out.length < 200_000) {
+        out += `${line}\n`;
+      }
     }
   });
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
