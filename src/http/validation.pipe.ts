@@ -11,7 +11,7 @@ import { type ErrorDetails, MalformedRequest, ValidationFailed } from './errors.
  * Query-parameter names are matched case-insensitively against the DTO's
  * properties (`pagesize`, `PageSize` → `pageSize`), since ERP connectors spell
  * them every way. A body that is not a JSON object is a `bad_request`; body
- * fields that are null are dropped (see `withoutNulls`).
+ * fields that are null are dropped (see `sentFields`).
  */
 @Injectable()
 export class ApiValidationPipe extends ValidationPipe {
@@ -33,7 +33,7 @@ export class ApiValidationPipe extends ValidationPipe {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw new MalformedRequest('Request body must be a JSON object.');
       }
-      value = withoutNulls(value as Record<string, unknown>);
+      value = sentFields(value as Record<string, unknown>);
     }
     if (metadata.type === 'query' && metadata.metatype && isPlainObject(value)) {
       value = canonicalQueryKeys(value, metadata.metatype);
@@ -50,7 +50,7 @@ export class ApiValidationPipe extends ValidationPipe {
  * is also an ordinary object, whatever the parser made (form bodies come
  * with no prototype, which class-transformer cannot walk).
  */
-function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+function sentFields(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== null && !isPrototypeKey(k)));
 }
 
