@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { SCHEMAS } from './openapi-schemas.js';
 
 export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
 export const DOCS_PATH = 'api/docs';
@@ -15,8 +16,14 @@ export function setupOpenApi(app: INestApplication): void {
     // The scheme POST /Token names (@ApiBasicAuth); without it the document refers to an undeclared scheme.
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'POST /api/v1/Token: client id as user, secret as password (or both as form or JSON fields)' })
     .build();
-  SwaggerModule.setup(DOCS_PATH, app, () => SwaggerModule.createDocument(app, config), {
+  SwaggerModule.setup(DOCS_PATH, app, () => withSchemas(SwaggerModule.createDocument(app, config)), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],
   });
+}
+
+/** The response schemas the routes refer to (`openapi-schemas.ts`), as named components. */
+function withSchemas(document: OpenAPIObject): OpenAPIObject {
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...SCHEMAS } };
+  return document;
 }

@@ -1,6 +1,7 @@
 import { applyDecorators, type CanActivate, createParamDecorator, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiOperation, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiOperation, ApiResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ref } from '../openapi-schemas.js';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { AccessService, Unauthenticated } from './access.service.js';
@@ -36,8 +37,10 @@ export function RequirePermission(permission: SecurityId, summary: string) {
     ApiOperation({ summary, description: `Requires SecurityID ${permission} (${SECURITY_ID_NAMES[permission]}); ${kind}.` }),
     ApiExtension('x-security-id', permission),
     ApiBearerAuth(),
-    ApiUnauthorizedResponse({ description: 'No token, or an invalid or expired one' }),
-    ApiForbiddenResponse({ description: `${FORBIDDEN.permission} | ${FORBIDDEN.readOnly} | ${FORBIDDEN.scope}` }),
+    ApiResponse({ status: 400, description: 'bad_request | validation_error (details: field → messages)', schema: ref('Error') }),
+    ApiUnauthorizedResponse({ description: 'No token, or an invalid or expired one', schema: ref('Error') }),
+    ApiForbiddenResponse({ description: `${FORBIDDEN.permission} | ${FORBIDDEN.readOnly} | ${FORBIDDEN.scope}`, schema: ref('Error') }),
+    ApiResponse({ status: 429, description: 'Over the rate limit (Retry-After)', schema: ref('RateLimited') }),
   );
 }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Header, HttpCode, Injectable, Post, Req, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
-import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ref } from '../openapi-schemas.js';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { AccessService, InvalidClient, type TokenResponse } from './access.service.js';
@@ -70,12 +71,9 @@ export class TokenController {
       },
     },
   })
-  @ApiOkResponse({
-    schema: {
-      type: 'object',
-      properties: { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['bearer'] }, expires_in: { type: 'integer' } },
-    },
-  })
+  @ApiOkResponse({ description: 'A bearer token (Cache-Control: no-store)', schema: ref('Token') })
+  @ApiResponse({ status: 400, description: 'invalid_request | unsupported_grant_type', schema: ref('Error') })
+  @ApiResponse({ status: 401, description: 'invalid_client: unknown client, wrong secret or disabled client, alike', schema: ref('Error') })
   token(@Req() req: Request, @Body() body: Record<string, unknown>): Promise<TokenResponse> {
     return this.access.token(body, req.user as IntegrationClient | undefined);
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
@@ -8,6 +8,7 @@ import type { Page } from '../pagination/page.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
 import { Idempotent } from '../inventory/idempotency.js';
+import { ApiAnswer, pageOf, ref } from '../openapi-schemas.js';
 import { ItemsService, withStatus } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
@@ -21,6 +22,7 @@ export class ItemsController {
     SecurityId.ItemMasterList,
     'List active items by shortID (paginated); with key (and type id|alias) one item; with Category a flat array',
   )
+  @ApiAnswer(HttpStatus.OK, { oneOf: [pageOf('Item'), ref('Item'), { type: 'array', items: ref('Item') }] }, 'A page of items; with key, one item; with Category, a flat array')
   async find(@Query() query: ItemQueryDto): Promise<Page<ItemResponse> | ItemResponse | ItemResponse[]> {
     if (query.key !== undefined) {
       return toItemResponse(await (query.type === 'alias' ? this.items.byAlias(query.key) : this.items.byShortId(query.key)));
@@ -31,12 +33,14 @@ export class ItemsController {
 
   @Get('All')
   @RequirePermission(SecurityId.ItemMasterList, 'List all items, discontinued included (paginated)')
+  @ApiAnswer(HttpStatus.OK, pageOf('Item'))
   async all(@Query() query: PageQueryDto): Promise<Page<ItemResponse>> {
     return (await this.items.list(query, true)).map(toItemResponse);
   }
 
   @Get(':partNo')
   @RequirePermission(SecurityId.ItemMasterList, 'Get one item by part number')
+  @ApiAnswer(HttpStatus.OK, ref('Item'))
   async one(@Param('partNo') partNo: string): Promise<ItemResponse> {
     return toItemResponse(await this.items.byPartNo(partNo));
   }
@@ -44,6 +48,7 @@ export class ItemsController {
   @Post()
   @Idempotent()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Create an item; 201 with the full item and status "created"')
+  @ApiAnswer(HttpStatus.CREATED, ref('ItemCreated'))
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const { body, location } = await this.items.create(caller, dto, req.idempotency);
     res.location(location);
@@ -52,6 +57,7 @@ export class ItemsController {
 
   @Put()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Update an item; omitted fields stay unchanged; discontinued:false reactivates')
+  @ApiAnswer(HttpStatus.OK, ref('ItemUpdated'))
   async update(@Body() dto: UpdateItemDto) {
     const item = await this.items.update(dto);
     return withStatus(item, 'updated');
@@ -60,6 +66,7 @@ export class ItemsController {
   @Delete(':shortID')
   @HttpCode(200)
   @RequirePermission(SecurityId.ModifyItemMaster, 'Discontinue an item (logical deletion; the same answer when repeated)')
+  @ApiAnswer(HttpStatus.OK, ref('ItemDiscontinued'))
   async discontinue(@Param('shortID') shortId: string) {
     const item = await this.items.discontinue(shortId);
     return { shortID: item.shortID, status: 'discontinued' as const };

@@ -1,5 +1,6 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpStatus } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAnswer, ref } from '../openapi-schemas.js';
 import { DataSource } from 'typeorm';
 import { Unmetered } from '../auth/guards.js';
 import { DatabaseUnavailable } from '../database/errors.js';
@@ -15,6 +16,8 @@ export class HealthController {
   @Get()
   @Unmetered()
   @ApiOperation({ summary: 'Liveness and database check: 200 when the database answers, else 503' })
+  @ApiAnswer(HttpStatus.OK, ref('Health'))
+  @ApiResponse({ status: HttpStatus.SERVICE_UNAVAILABLE, description: 'The database is not answering', schema: ref('Error') })
   async check(): Promise<{ status: 'ok'; database: 'up' }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

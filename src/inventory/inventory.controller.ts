@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
+import { ApiAnswer, pageOf, ref } from '../openapi-schemas.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent } from './idempotency.js';
 import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
@@ -21,30 +22,35 @@ export class InventoryController {
 
   @Get()
   @RequirePermission(SecurityId.ItemMasterList, "List lots in the caller's warehouses, newest first")
+  @ApiAnswer(HttpStatus.OK, pageOf('Lot'))
   lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto) {
     return this.queries.lotPage(this.queries.scope(caller), query);
   }
 
   @Get('StockLevels')
   @RequirePermission(SecurityId.ItemMasterList, "Stock levels per item over the caller's warehouses")
+  @ApiAnswer(HttpStatus.OK, pageOf('StockLevel'))
   stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
     return this.queries.stockPage(this.queries.scope(caller), query);
   }
 
   @Get('StockLevels/:wid')
   @RequirePermission(SecurityId.ItemMasterList, 'Stock levels per item in one warehouse')
+  @ApiAnswer(HttpStatus.OK, pageOf('StockLevel'))
   stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto) {
     return this.queries.stockPage(this.queries.scope(caller, wid), query);
   }
 
   @Get('Transactions')
   @RequirePermission(SecurityId.ItemMasterList, "Extension: the inventory ledger (one row per lot touched) in the caller's warehouses")
+  @ApiAnswer(HttpStatus.OK, pageOf('Transaction'))
   transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto) {
     return this.queries.ledgerPage(this.queries.scope(caller), query);
   }
 
   @Get(':wid')
   @RequirePermission(SecurityId.ItemMasterList, 'List lots in one warehouse, newest first')
+  @ApiAnswer(HttpStatus.OK, pageOf('Lot'))
   lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto) {
     return this.queries.lotPage(this.queries.scope(caller, wid), query);
   }
@@ -52,6 +58,7 @@ export class InventoryController {
   @Post('Receive')
   @Idempotent()
   @RequirePermission(SecurityId.PositiveAdjustment, 'Receive: a positive adjustment creating a new lot; 201 {status, recNo, lot}')
+  @ApiAnswer(HttpStatus.CREATED, ref('Received'))
   receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @Req() req: Request) {
     return this.inventory.receive(caller, dto, req.idempotency);
   }
@@ -60,6 +67,7 @@ export class InventoryController {
   @HttpCode(200)
   @Idempotent()
   @RequirePermission(SecurityId.LocateMoveUnits, 'Move units between spots or warehouses, oldest lots first; 200 {status, units, lots}')
+  @ApiAnswer(HttpStatus.OK, ref('Moved'))
   move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @Req() req: Request) {
     return this.inventory.move(caller, dto, req.idempotency);
   }
@@ -68,6 +76,7 @@ export class InventoryController {
   @HttpCode(200)
   @Idempotent()
   @RequirePermission(SecurityId.NegativeAdjustment, 'Issue: a negative adjustment from in-stock, not-held lots, oldest first; 200 {status, units, lots}')
+  @ApiAnswer(HttpStatus.OK, ref('Issued'))
   issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @Req() req: Request) {
     return this.inventory.issue(caller, dto, req.idempotency);
   }
