@@ -1,5 +1,9 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { parseDatabaseUrl } from '../src/config/config.js';
+import { dataSourceOptions } from '../src/database/data-source.js';
+import { checkLedger, type LedgerReport } from '../src/inventory/ledger-check.js';
 
 /** What `npm run bench` and `npm run soak` share: starting processes, tokens, memory readings. */
 
@@ -73,5 +77,25 @@ export function commitLabel(): string {
     return execSync("git status --porcelain -- . ':!bench/RESULTS.md'").toString().trim() ? `${head}-dirty` : head;
   } catch {
     return 'unknown';
+  }
+}
+
+/**
+ * Stops the service with SIGTERM and waits for it to exit, so the requests
+ * autocannon left in flight are drained; then checks the ledger invariant on
+ * its database and counts the ledger rows.
+ */
+export async function stopAndCheckLedger(service: ChildProcess, url: string): Promise<{ ledger: LedgerReport; ledgerRows: number }> {
+  const exited = new Promise((resolve) => service.once('exit', resolve));
+  service.kill('SIGTERM');
+  await exited;
+  const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(url)));
+  await ds.initialize();
+  try {
+    const ledger = await checkLedger(ds);
+    const [{ n }] = (await ds.query('SELECT COUNT(*) AS n FROM ledger_entry')) as Array<{ n: number | string }>;
+    return { ledger, ledgerRows: Number(n) };
+  } finally {
+    await ds.destroy();
   }
 }

@@ -2,11 +2,7 @@ import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { DataSource } from 'typeorm';
-import { parseDatabaseUrl } from '../src/config/config.js';
-import { dataSourceOptions } from '../src/database/data-source.js';
-import { checkLedger } from '../src/inventory/ledger-check.js';
-import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, waitHealthy } from './harness.js';
+import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy } from './harness.js';
 import { seed, type Seeded } from './seed.js';
 
 /**
@@ -104,15 +100,7 @@ async function main(): Promise<void> {
     rows.push(row);
   }
   const peakRssMb = memoryMb(service, 'VmHWM');
-  // Let the service drain the requests autocannon left in flight before the ledger is checked.
-  const exited = new Promise((resolve) => service.once('exit', resolve));
-  service.kill('SIGTERM');
-  await exited;
-
-  const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(DB_URL)));
-  await ds.initialize();
-  const ledger = await checkLedger(ds);
-  await ds.destroy();
+  const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
   const report = render(rows, ceilings, { startMs, peakRssMb, ledgerOk: ledger.ok, seeded });
   process.stdout.write(`${report}\n`);

@@ -2,11 +2,7 @@ import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { DataSource } from 'typeorm';
-import { parseDatabaseUrl } from '../src/config/config.js';
-import { dataSourceOptions } from '../src/database/data-source.js';
-import { checkLedger } from '../src/inventory/ledger-check.js';
-import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, waitHealthy } from './harness.js';
+import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy } from './harness.js';
 import { seed } from './seed.js';
 
 /**
@@ -139,15 +135,7 @@ async function main(): Promise<void> {
     log(`window ${n}/${windows} (${w.endS} s): ${w.rps.toFixed(0)} req/s, p50 ${w.p50} ms, p99 ${w.p99} ms, errors ${w.errors}, RSS ${w.rssMb} MB, ${JSON.stringify(w.statuses)}`);
   }
   const peakRssMb = memoryMb(service, 'VmHWM');
-  const exited = new Promise((resolve) => service.once('exit', resolve));
-  service.kill('SIGTERM');
-  await exited;
-
-  const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(DB_URL)));
-  await ds.initialize();
-  const ledger = await checkLedger(ds);
-  const [{ n: ledgerRows }] = (await ds.query('SELECT COUNT(*) AS n FROM ledger_entry')) as Array<{ n: number | string }>;
-  await ds.destroy();
+  const { ledger, ledgerRows } = await stopAndCheckLedger(service, DB_URL);
 
   // The first window is the warm-up (JIT, pools, caches): growth and drift are measured from its end.
   const first = results[0];
@@ -155,7 +143,7 @@ async function main(): Promise<void> {
   const growth = (last.rssMb - first.rssMb) / first.rssMb;
   const errors = results.reduce((n, w) => n + w.errors, 0);
   const requests = results.reduce((n, w) => n + Object.values(w.statuses).reduce((a, b) => a + b, 0), 0);
-  const report = render(results, { idleRssMb, peakRssMb, growth, errors, requests, ledgerOk: ledger.ok, ledgerRows: Number(ledgerRows) });
+  const report = render(results, { idleRssMb, peakRssMb, growth, errors, requests, ledgerOk: ledger.ok, ledgerRows });
   process.stdout.write(`${report}\n`);
   const file = 'bench/RESULTS.md';
   if (!existsSync(file)) writeFileSync(file, '# Benchmark results\n\nAppended by `npm run bench` and `npm run soak`; newest last.\n');

@@ -1,8 +1,6 @@
-import request from 'supertest';
-import { createTestDatabase, startTestApp, testDatabaseKind, type TestDatabase } from '../app.factory.js';
-import { givenClient } from '../support/auth.js';
+import { testDatabaseKind, type TestDatabase } from '../app.factory.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { expectExact, expectSettled, finalAnswer, type LoggedRequest, randomRequest, send, settle, sleep, statuses, succeeded, type Target, verify } from './workload.js';
+import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, send, settle, sleep, statuses, succeeded, type Target, verify } from './workload.js';
 
 /**
  * Crash safety: the built service takes concurrent Receive / Issue / Move
@@ -22,15 +20,9 @@ describe(`crash safety on ${testDatabaseKind()}`, () => {
   let service: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const t = await startTestApp({ database: db });
-    const client = await givenClient(t, { warehouses: WIDS });
-    token = client.token;
-    for (const shortID of ITEMS) {
-      const res = await request(t.http).post('/api/v1/Item').set('Authorization', client.bearer).send({ shortID });
-      if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
-    }
-    await t.close();
+    let clients;
+    ({ db, clients } = await givenWorkloadDatabase(ITEMS, WIDS));
+    token = clients[0].token;
   });
 
   afterAll(async () => {

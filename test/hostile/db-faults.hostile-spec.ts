@@ -1,10 +1,9 @@
 import mysql from 'mysql2/promise';
-import request from 'supertest';
-import { createTestDatabase, startTestApp, type TestDatabase } from '../app.factory.js';
-import { givenClient, type TestClient } from '../support/auth.js';
+import type { TestDatabase } from '../app.factory.js';
+import type { TestClient } from '../support/auth.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { LOST_CONNECTION_RETRY } from '../../src/database/errors.js';
-import { expectExact, expectSettled, type LoggedRequest, randomRequest, settle, sleep, statuses, type Target, verify } from './workload.js';
+import { expectExact, expectSettled, givenWorkloadDatabase, type LoggedRequest, randomRequest, settle, sleep, statuses, type Target, verify } from './workload.js';
 
 /**
  * Database faults: while the built service takes concurrent Receive / Issue /
@@ -28,14 +27,7 @@ describe('database connections killed under concurrent writes (MariaDB)', () => 
   let service: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const t = await startTestApp({ database: db });
-    client = await givenClient(t, { warehouses: WIDS });
-    for (const shortID of ITEMS) {
-      const res = await request(t.http).post('/api/v1/Item').set('Authorization', client.bearer).send({ shortID });
-      if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
-    }
-    await t.close();
+    ({ db, clients: [client] } = await givenWorkloadDatabase(ITEMS, WIDS));
   });
 
   afterAll(async () => {
@@ -105,8 +97,3 @@ describe('database connections killed under concurrent writes (MariaDB)', () => 
     expect(verdict.succeeded).toBeGreaterThan(WRITES / 2);
   });
 });
-function countBy(xs: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
-  return out;
-}

@@ -1,8 +1,7 @@
-import request from 'supertest';
-import { createTestDatabase, startTestApp, type TestDatabase } from '../app.factory.js';
-import { givenClient, type TestClient } from '../support/auth.js';
+import type { TestDatabase } from '../app.factory.js';
+import type { TestClient } from '../support/auth.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { expectExact, expectSettled, finalAnswer, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify } from './workload.js';
+import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify } from './workload.js';
 
 /**
  * Three instances of the built service on one MariaDB database and one Redis,
@@ -27,15 +26,7 @@ describe('several instances on one MariaDB and Redis', () => {
   const redis = process.env.TEST_REDIS_URL!;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const t = await startTestApp({ database: db });
-    client = await givenClient(t, { warehouses: WIDS });
-    limited = await givenClient(t, { warehouses: WIDS });
-    for (const shortID of ITEMS) {
-      const res = await request(t.http).post('/api/v1/Item').set('Authorization', client.bearer).send({ shortID });
-      if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
-    }
-    await t.close();
+    ({ db, clients: [client, limited] } = await givenWorkloadDatabase(ITEMS, WIDS, 2));
   });
 
   afterEach(async () => {

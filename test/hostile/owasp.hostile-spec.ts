@@ -12,6 +12,7 @@ import {
   INVALID_TOKEN, ITEM_FIELDS, levelOf, LOT_FIELDS, NO_PERMISSION, notFound, type OpenApiDocument, OUT_OF_SCOPE, PAGE_FIELDS, post,
   READ_ONLY, RECORD_ROUTES, ROUTES, servedRoutes, STOCK_FIELDS, TAMPERED, tokenRequest, TRANSACTION_FIELDS, WAREHOUSE_ROUTES,
 } from './owasp-routes.js';
+import { sleep } from './workload.js';
 
 /**
  * The OWASP API Security Top 10 (2023), over real HTTP against the real
@@ -20,7 +21,6 @@ import {
  * and consumes no other API. The route tables and the expected answers
  * are in owasp-routes.ts.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let t: TestApp;
 /** Every SecurityID, warehouses 1 to 3. */

@@ -1,7 +1,10 @@
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type { DatabaseTarget } from '../../src/config/config.js';
 import { dataSourceOptions } from '../../src/database/data-source.js';
 import { checkLedger, type LedgerReport } from '../../src/inventory/ledger-check.js';
+import { createTestDatabase, startTestApp, type TestDatabase } from '../app.factory.js';
+import { givenClient, type TestClient } from '../support/auth.js';
 
 /**
  * A client-side log of inventory writes against running service processes,
@@ -30,6 +33,26 @@ export interface LoggedRequest {
 export interface Target {
   url: string;
   token: string;
+}
+
+/**
+ * A fresh database holding `clients` clients scoped to `wids` and the items,
+ * made in-process; the tests then start the built service on it.
+ */
+export async function givenWorkloadDatabase(items: string[], wids: number[], clients = 1): Promise<{ db: TestDatabase; clients: TestClient[] }> {
+  const db = await createTestDatabase();
+  const t = await startTestApp({ database: db });
+  try {
+    const made: TestClient[] = [];
+    for (let i = 0; i < clients; i++) made.push(await givenClient(t, { warehouses: wids }));
+    for (const shortID of items) {
+      const res = await request(t.http).post('/api/v1/Item').set('Authorization', made[0].bearer).send({ shortID });
+      if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
+    }
+    return { db, clients: made };
+  } finally {
+    await t.close();
+  }
 }
 
 /** One POST with an Idempotency-Key; undefined when no answer came back. */
