@@ -39,9 +39,10 @@ export function sanitizeBody(req: Request, _res: Response, next: NextFunction): 
     const [value, depth] = stack.pop()!;
     if (typeof value !== 'object' || value === null) continue;
     if (depth > MAX_BODY_DEPTH) return next(new MalformedRequest(`Request body is nested deeper than ${MAX_BODY_DEPTH} levels.`));
-    for (const key of Object.keys(value)) {
-      if (isPrototypeKey(key)) delete (value as Record<string, unknown>)[key];
-      else if (typeof (value as Record<string, unknown>)[key] === 'object') stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+    const fields = value as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      if (isPrototypeKey(key)) delete fields[key];
+      else stack.push([fields[key], depth + 1]);
     }
   }
   next();

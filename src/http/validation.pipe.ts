@@ -43,15 +43,15 @@ export class ApiValidationPipe extends ValidationPipe {
 }
 
 /**
- * A body field sent as `null` counts as not sent (and `__proto__`,
- * `constructor`, `prototype` are dropped, whatever the body's format): many ERP serializers write
+ * A body field sent as `null` counts as not sent: many ERP serializers write
  * null for every unset property. So an optional field keeps its default (or,
  * on PUT, its stored value) and a required one is reported missing. The copy
  * is also an ordinary object, whatever the parser made (form bodies come
- * with no prototype, which class-transformer cannot walk).
+ * with no prototype, which class-transformer cannot walk). Prototype keys
+ * are already gone: `sanitizeBody` deletes them from every body.
  */
 function sentFields(body: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== null && !isPrototypeKey(k)));
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
 }
 
 function isPrimitiveType(metatype: unknown): boolean {
