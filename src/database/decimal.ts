@@ -17,6 +17,7 @@ export const DECIMAL_PLACES = 4;
  */
 export const DECIMAL_MAX = 99_999_999_999.9999;
 const FACTOR = 10_000n;
+const MAX_COUNT = 999_999_999_999_999n;
 
 /** The value as a count of ten-thousandths, or null if it is not a finite number with at most 4 decimal places. */
 export function toTenThousandths(value: number): bigint | null {
@@ -78,6 +79,11 @@ function parseFixed(text: string): bigint {
  */
 export function storedTenThousandths(raw: string | number): bigint {
   return typeof raw === 'number' ? BigInt(Math.round(raw * 10_000)) : parseFixed(raw.trim());
+}
+
+/** Whether a stored amount (ten-thousandths) plus `add` stays within DECIMAL_MAX (DECISIONS "Inventory": the bound on stock). */
+export function withinDecimalMax(stored: bigint, add: number): boolean {
+  return stored + exact(add) <= MAX_COUNT;
 }
 
 /** Reads a stored value from either driver, to its nearest 4-place decimal. */

@@ -4,7 +4,7 @@ import { In, type Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
-import { readStoredDecimal, subtractDecimal } from '../database/decimal.js';
+import { fromTenThousandths, storedTenThousandths } from '../database/decimal.js';
 import { DomainError } from '../http/errors.js';
 import { MAX_PAGE_SIZE, Page, paginate, resolvePage, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
@@ -105,11 +105,22 @@ export class InventoryQueries {
     const items = await this.itemsOf(rows.map((r) => Number(r.partNo)));
     return new Page(
       rows.map((r) => {
-        const inStock = readStoredDecimal(r.inStock);
-        const onHold = readStoredDecimal(r.onHold);
+        // Sums of stored values, exact as ten-thousandths whatever their size: no stored data can make a list fail.
+        const inStock = storedTenThousandths(r.inStock);
+        const onHold = storedTenThousandths(r.onHold);
         const partNo = Number(r.partNo);
         // No order modules yet: committed, packed, onOrder and aSN are 0 (DECISIONS "Inventory").
-        return { partNo, shortID: items.get(partNo)?.shortID ?? '', available: subtractDecimal(inStock, onHold), inStock, onOrder: 0, onHold, committed: 0, packed: 0, aSN: 0 };
+        return {
+          partNo,
+          shortID: items.get(partNo)?.shortID ?? '',
+          available: fromTenThousandths(inStock - onHold),
+          inStock: fromTenThousandths(inStock),
+          onOrder: 0,
+          onHold: fromTenThousandths(onHold),
+          committed: 0,
+          packed: 0,
+          aSN: 0,
+        };
       }),
       totalCount,
       request,

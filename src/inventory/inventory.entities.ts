@@ -181,6 +181,7 @@ export class IdempotencyRecord {
   @Column({ type: 'int', nullable: true })
   status: number | null;
 
+  /** MEDIUMTEXT on MySQL (migration LargeResponses): an answer may list thousands of lots. */
   @Column({ type: 'text', nullable: true })
   body: string | null;
 

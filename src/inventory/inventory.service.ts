@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
-import { addDecimal, compareDecimal, DECIMAL_MAX, subtractDecimal, sumDecimals } from '../database/decimal.js';
+import { addDecimal, compareDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, sumDecimals, withinDecimalMax } from '../database/decimal.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../http/errors.js';
 import { type IdempotencyContext, IdempotencyService } from './idempotency.js';
@@ -26,10 +26,25 @@ export class ItemDiscontinued extends DomainError {
   }
 }
 
+/** DECISIONS "Inventory": an item's stock in one warehouse, and across all of them, stays within DECIMAL_MAX. */
 export class StockLimitExceeded extends DomainError {
-  constructor(shortId: string, wid: number) {
-    super('conflict', `Stock of ${shortId} in warehouse ${wid} would exceed ${DECIMAL_MAX} units.`);
+  constructor(shortId: string, wid: number | null) {
+    super('conflict', `Stock of ${shortId} ${wid === null ? 'across all warehouses' : `in warehouse ${wid}`} would exceed ${DECIMAL_MAX} units.`);
   }
+}
+
+/**
+ * How many rows one statement writes at most. SQLite refuses a statement with
+ * more than 32,766 parameters (a ledger row has 17), and smaller statements
+ * keep MySQL's packets small too: an operation over thousands of lots is
+ * written in several statements of one transaction.
+ */
+const ROWS_PER_STATEMENT = 500;
+
+function chunks<T>(values: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += ROWS_PER_STATEMENT) out.push(values.slice(i, i + ROWS_PER_STATEMENT));
+  return out;
 }
 
 export interface ReceiveResult {
@@ -83,10 +98,14 @@ export class InventoryService {
 
   async receive(caller: Caller, dto: ReceiveDto, idem?: IdempotencyContext): Promise<ReceiveResult> {
     caller.assertWarehouses(dto.wid);
-    const item = await this.itemFor(dto.itemID);
-    if (item.discontinued) throw new ItemDiscontinued(item.shortID);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
+      // The item row is locked first: Receives (the only operation that raises
+      // an item's total) are serialized per item, so the total read next is
+      // not raised concurrently before this one commits.
+      const item = await this.itemFor(dto.itemID, m);
+      if (item.discontinued) throw new ItemDiscontinued(item.shortID);
+      if (!withinDecimalMax(await this.itemTotal(m, item.partNo), dto.units)) throw new StockLimitExceeded(item.shortID, null);
       const now = new Date();
       const [level] = await this.lockLevels(m, item.partNo, [dto.wid], dto.wid);
       const lot = m.create(Lot, {
@@ -134,12 +153,13 @@ export class InventoryService {
       const taken = take(lots, dto.units, item.shortID, dto.wid);
       const rows: LedgerRow[] = [];
       const result: IssueResult = { status: 'issued', units: dto.units, lots: [] };
+      const whole: number[] = [];
       for (const { lot, units } of taken) {
         let recNo = lot.recNo;
         if (compareDecimal(units, lot.units) === 0) {
-          // Issued whole: archived in place, its units kept as the issued quantity.
-          await m.update(Lot, { recNo }, { shipped: now, active: false, modified: now });
+          whole.push(recNo);
         } else {
+          // Issued in part (only ever the last lot taken): it keeps the rest, the part becomes a new archived lot.
           await m.update(Lot, { recNo }, { units: subtractDecimal(lot.units, units), modified: now });
           const part = m.create(Lot, { ...lot, recNo: undefined, units, shipped: now, active: false, modified: now });
           await m.insert(Lot, part);
@@ -148,6 +168,8 @@ export class InventoryService {
         rows.push({ recNo, fromRecNo: lot.recNo, fromWid: dto.wid, fromSpot: lot.spot, toWid: null, toSpot: null, units });
         result.lots.push({ recNo, fromRecNo: lot.recNo, units });
       }
+      // Lots issued whole are archived in place, their units kept as the issued quantity.
+      for (const recNos of chunks(whole)) await m.update(Lot, { recNo: In(recNos) }, { shipped: now, active: false, modified: now });
       await this.adjust(m, item, level!, -dto.units, 0, now);
       await this.record(m, caller, idem, 'issue', item.partNo, dto, rows);
       await this.idempotency.complete(m, idem, 200, result);
@@ -180,11 +202,12 @@ export class InventoryService {
       const rows: LedgerRow[] = [];
       const result: MoveResult = { status: 'moved', units: dto.units, lots: [] };
       let held = 0;
+      const whole: number[] = [];
       for (const { lot, units } of taken) {
         const spot = dto.toSpot ?? lot.spot;
         let recNo = lot.recNo;
         if (compareDecimal(units, lot.units) === 0) {
-          await m.update(Lot, { recNo }, { wID: dest, spot, modified: now });
+          whole.push(recNo);
         } else {
           // A part moved becomes a new lot carrying the source's received date, serials, remark and hold.
           await m.update(Lot, { recNo }, { units: subtractDecimal(lot.units, units), modified: now });
@@ -196,6 +219,9 @@ export class InventoryService {
         rows.push({ recNo, fromRecNo: lot.recNo, fromWid: dto.wid, fromSpot: lot.spot, toWid: dest, toSpot: spot, units });
         result.lots.push({ recNo, fromRecNo: lot.recNo, units, wid: dest, spot });
       }
+      // Lots moved whole keep their recNo; without a toSpot each keeps its own spot.
+      const to = dto.toSpot === undefined ? { wID: dest } : { wID: dest, spot: dto.toSpot };
+      for (const recNos of chunks(whole)) await m.update(Lot, { recNo: In(recNos) }, { ...to, modified: now });
       if (dest !== dto.wid) {
         await this.adjust(m, item, source!, -dto.units, -held, now);
         await this.adjust(m, item, target!, dto.units, held, now);
@@ -208,11 +234,19 @@ export class InventoryService {
     });
   }
 
-  /** Referenced item: unknown → validation_error on itemID (DECISIONS "Inventory"). */
-  private async itemFor(itemID: string): Promise<Item> {
-    const item = await this.items.findOneBy({ shortIdKey: caseKey(itemID) });
+  /** Referenced item: unknown → validation_error on itemID (DECISIONS "Inventory"). Within a transaction `m`, read and locked. */
+  private async itemFor(itemID: string, m?: EntityManager): Promise<Item> {
+    const item = m
+      ? await this.tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').where('item.shortIdKey = :key', { key: caseKey(itemID) })).getOne()
+      : await this.items.findOneBy({ shortIdKey: caseKey(itemID) });
     if (!item) throw new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
     return item;
+  }
+
+  /** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */
+  private async itemTotal(m: EntityManager, partNo: number): Promise<bigint> {
+    const row = await m.getRepository(StockLevel).createQueryBuilder('s').select('SUM(s.inStock)', 'total').where('s.partNo = :partNo', { partNo }).getRawOne<{ total: string | number | null }>();
+    return row?.total === null || row?.total === undefined ? 0n : storedTenThousandths(row.total);
   }
 
   /**
@@ -284,8 +318,8 @@ export class InventoryService {
 
   private async adjust(m: EntityManager, item: Item, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
     if (!level) return;
+    if (!withinDecimalMax(storedTenThousandths(level.inStock), inStock)) throw new StockLimitExceeded(item.shortID, level.wID);
     const next = { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
-    if (next.inStock > DECIMAL_MAX) throw new StockLimitExceeded(item.shortID, level.wID);
     await m.update(StockLevel, { partNo: level.partNo, wID: level.wID }, { ...next, modified: now });
   }
 
@@ -303,22 +337,20 @@ export class InventoryService {
     const extraJson = Object.keys(extra).length ? JSON.stringify(extra) : null;
     const created = new Date();
     const operationId = randomUUID();
-    await m.insert(
-      LedgerEntry,
-      rows.map((row) => ({
-        ...row,
-        operationId,
-        operation,
-        partNo,
-        reasonCode: reasonCode ?? null,
-        reference: reference ?? '',
-        remark: remark ?? '',
-        extra: extraJson,
-        clientId: caller.clientId,
-        idempotencyKey: idem?.key ?? null,
-        created,
-      })),
-    );
+    const entries = rows.map((row) => ({
+      ...row,
+      operationId,
+      operation,
+      partNo,
+      reasonCode: reasonCode ?? null,
+      reference: reference ?? '',
+      remark: remark ?? '',
+      extra: extraJson,
+      clientId: caller.clientId,
+      idempotencyKey: idem?.key ?? null,
+      created,
+    }));
+    for (const chunk of chunks(entries)) await m.insert(LedgerEntry, chunk);
   }
 }
 
