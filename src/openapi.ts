@@ -88,16 +88,22 @@ function documentOperation(op: OperationObject): void {
     const description = codes.map((code) => `\`${code}\`: ${failures.get(code)!.join('; ')}.`).join('\n\n');
     op.responses[status] ??= status === 429 ? rateLimited(description) : errorResponse(status, codes as Exclude<FailureCode, 'rate_limited'>[], description);
   }
-  op.responses.default ??= {
-    description: 'Any other failure, on any route: 408 `request_timeout` (headers too slow), 431 `request_header_fields_too_large` (request line and headers over 16 KiB), 500 `internal_error`.',
-    content: { 'application/json': { schema: ref('Error') } },
-  };
+  // The rest, on any route: refused by Node's HTTP parser, or unexpected. Narrowed too, so that a
+  // client can tell every documented status apart by `statusCode`.
+  op.responses.default ??= errorResponse(
+    OTHER_FAILURES.map((code) => ERROR_STATUS[code]),
+    OTHER_FAILURES,
+    'Any other failure, on any route: 408 `request_timeout` (headers too slow), 431 `request_header_fields_too_large` (request line and headers over 16 KiB), 500 `internal_error`.',
+  );
   op.security ??= [];
 }
 
-/** The Error body, its `statusCode` and `error` narrowed to this status and these codes. */
-function errorResponse(status: number, codes: string[], description: string): ResponseObject {
-  const narrowed = { type: 'object', required: ['statusCode', 'error'], properties: { statusCode: { type: 'integer', enum: [status] }, error: { type: 'string', enum: codes } } };
+const OTHER_FAILURES = ['request_timeout', 'request_header_fields_too_large', 'internal_error'] as const;
+
+/** The Error body, its `statusCode` and `error` narrowed to these statuses and codes. */
+function errorResponse(status: number | number[], codes: readonly string[], description: string): ResponseObject {
+  const statuses = Array.isArray(status) ? status : [status];
+  const narrowed = { type: 'object', required: ['statusCode', 'error'], properties: { statusCode: { type: 'integer', enum: statuses }, error: { type: 'string', enum: [...codes] } } };
   return { description, content: { 'application/json': { schema: { allOf: [ref('Error'), narrowed] } } } };
 }
 
