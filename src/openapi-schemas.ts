@@ -1,5 +1,6 @@
 import { applyDecorators, HttpStatus } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse } from '@nestjs/swagger';
+import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
 
 /**
  * The response bodies of the API as OpenAPI schemas, named components of the
@@ -65,7 +66,7 @@ export const SCHEMAS = {
   Token: object({ access_token: string, token_type: { type: 'string', enum: ['bearer'] }, expires_in: integer }),
   Error: object(
     {
-      statusCode: integer, error: string, message: string,
+      statusCode: integer, error: { type: 'string', enum: Object.keys(ERROR_STATUS) }, message: string,
       details: { type: 'object', nullable: true, additionalProperties: { type: 'array', items: string }, description: 'Field → messages; only for validation_error' },
     },
     'Every failure except 429',
@@ -84,6 +85,22 @@ export function pageOf(name: keyof typeof SCHEMAS): Schema {
 /** A route's success answer. */
 export function ApiAnswer(status: HttpStatus.OK | HttpStatus.CREATED, schema: Schema, description = status === HttpStatus.CREATED ? 'Created' : 'OK') {
   return applyDecorators(ApiResponse({ status, description, schema }));
+}
+
+/** A failure a route can answer: an error code of `http/errors.ts`, or the rate limit's own 429. */
+export type FailureCode = ErrorCode | 'rate_limited';
+/** Failures by code, each with when it happens. */
+export type Failures = Partial<Record<FailureCode, string>>;
+
+/**
+ * Declares failures of a route. `setupOpenApi` merges every declaration on an
+ * operation (access from `@RequirePermission`, idempotency from `@Idempotent`,
+ * the route's own) with those its shape implies (a validated body, query
+ * parameters) into one documented response per status, with its codes.
+ * `source` keeps the declarations of different decorators apart.
+ */
+export function ApiFailures(failures: Failures, source = 'route') {
+  return ApiExtension(`x-failures-${source}`, failures);
 }
 
 function omit<T extends Record<string, unknown>>(o: T, key: keyof T): Omit<T, typeof key> {

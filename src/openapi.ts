@@ -1,6 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { SCHEMAS } from './openapi-schemas.js';
+import { ERROR_STATUS } from './http/errors.js';
+import { type FailureCode, type Failures, ref, SCHEMAS } from './openapi-schemas.js';
+
+type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
+type ResponseObject = OperationObject['responses'][string];
 
 export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
 export const DOCS_PATH = 'api/docs';
@@ -11,12 +15,18 @@ export function setupOpenApi(app: INestApplication): void {
     .setTitle('Inventory and Item Catalog API')
     .setDescription('Item catalog, lots, stock levels and inventory transactions for ERP connectors.')
     .setVersion('v1')
+    // Relative: the service that serves this document (paths carry the /api/v1 prefix; /health is outside it).
+    .addServer('/', 'The service serving this document')
+    .addTag('Token', 'OAuth 2.0 client credentials: bearer tokens for every other /api/v1 route')
+    .addTag('Items', 'The item catalog: create, update, discontinue and look up items')
+    .addTag('Inventory', 'Lots, stock levels, the ledger, and Receive / Move / Issue')
+    .addTag('Health', 'Liveness and database check for load balancers and monitors')
     // Tokens are opaque (DECISIONS "Authentication"), not the JWT that addBearerAuth assumes by default.
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'Access token from POST /api/v1/Token' })
     // The scheme POST /Token names (@ApiBasicAuth); without it the document refers to an undeclared scheme.
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'POST /api/v1/Token: client id as user, secret as password (or both as form or JSON fields)' })
     .build();
-  SwaggerModule.setup(DOCS_PATH, app, () => withSchemas(SwaggerModule.createDocument(app, config)), {
+  SwaggerModule.setup(DOCS_PATH, app, () => documentFailures(withSchemas(SwaggerModule.createDocument(app, config))), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],
   });
@@ -26,4 +36,81 @@ export function setupOpenApi(app: INestApplication): void {
 function withSchemas(document: OpenAPIObject): OpenAPIObject {
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...SCHEMAS } };
   return document;
+}
+
+/**
+ * The one place where failures become documented responses (DECISIONS
+ * "Operating it": every status a route can answer, with its error codes).
+ * An operation's failures are those its decorators declare (`ApiFailures`:
+ * access, idempotency, the route's own) and those its shape implies:
+ * - every request: `bad_request` when the HTTP layer cannot read it;
+ * - a body: `payload_too_large`; a body the validation pipe checks (a DTO,
+ *   i.e. a named schema): more `bad_request` causes and `validation_error`;
+ * - query parameters (all DTOs, all validated): `validation_error`.
+ * They are grouped by status, each response naming its codes in its
+ * description and in its schema (`error` narrowed to them), so a generated
+ * client has a type per status. A response a route documents itself wins.
+ * Operations that name no security scheme are public and say so (`security: []`).
+ */
+export function documentFailures(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = item[method];
+      if (op) documentOperation(op);
+    }
+  }
+  return document;
+}
+
+function documentOperation(op: OperationObject): void {
+  const failures = new Map<FailureCode, string[]>();
+  const add = (code: FailureCode, when: string) => failures.set(code, [...(failures.get(code) ?? []), when]);
+  add('bad_request', 'the HTTP layer cannot read the request (a broken request line or headers, malformed JSON)');
+  const body = op.requestBody && 'content' in op.requestBody ? Object.values(op.requestBody.content) : [];
+  if (body.some((media) => media.schema !== undefined && '$ref' in media.schema)) {
+    add('bad_request', 'the body is not a JSON object, or nests deeper than 32 levels');
+    add('validation_error', 'a body field fails validation');
+  }
+  if (op.parameters?.some((p) => 'in' in p && p.in === 'query')) add('validation_error', 'a query parameter fails validation');
+  if (body.length) add('payload_too_large', 'the body is over 1 MiB');
+  const extensions = op as unknown as Record<string, Failures>;
+  for (const key of Object.keys(op).filter((k) => k.startsWith('x-failures-'))) {
+    for (const [code, when] of Object.entries(extensions[key])) add(code as FailureCode, when!);
+    delete extensions[key];
+  }
+
+  const byStatus = new Map<number, FailureCode[]>();
+  for (const code of failures.keys()) {
+    const status = code === 'rate_limited' ? 429 : ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const description = codes.map((code) => `\`${code}\`: ${failures.get(code)!.join('; ')}.`).join('\n\n');
+    op.responses[status] ??= status === 429 ? rateLimited(description) : errorResponse(status, codes as Exclude<FailureCode, 'rate_limited'>[], description);
+  }
+  // The rest, on any route: refused by Node's HTTP parser, or unexpected. Narrowed too, so that a
+  // client can tell every documented status apart by `statusCode`.
+  op.responses.default ??= errorResponse(
+    OTHER_FAILURES.map((code) => ERROR_STATUS[code]),
+    OTHER_FAILURES,
+    'Any other failure, on any route: 408 `request_timeout` (headers too slow), 431 `request_header_fields_too_large` (request line and headers over 16 KiB), 500 `internal_error`.',
+  );
+  op.security ??= [];
+}
+
+const OTHER_FAILURES = ['request_timeout', 'request_header_fields_too_large', 'internal_error'] as const;
+
+/** The Error body, its `statusCode` and `error` narrowed to these statuses and codes. */
+function errorResponse(status: number | number[], codes: readonly string[], description: string): ResponseObject {
+  const statuses = Array.isArray(status) ? status : [status];
+  const narrowed = { type: 'object', required: ['statusCode', 'error'], properties: { statusCode: { type: 'integer', enum: statuses }, error: { type: 'string', enum: [...codes] } } };
+  return { description, content: { 'application/json': { schema: { allOf: [ref('Error'), narrowed] } } } };
+}
+
+function rateLimited(description: string): ResponseObject {
+  return {
+    description,
+    headers: { 'Retry-After': { description: 'Seconds until a request is accepted again', schema: { type: 'integer' } } },
+    content: { 'application/json': { schema: ref('RateLimited') } },
+  };
 }

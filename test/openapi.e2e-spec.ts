@@ -1,66 +1,18 @@
 import request from 'supertest';
+import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, type TestApp } from './app.factory.js';
 import { givenClient, givenWarehouses, type TestClient } from './support/auth.js';
+import { departures, type Doc } from './support/openapi.js';
 
 /**
  * The OpenAPI document tells the truth about every answer: each documented
  * operation is called for real, and its answer must match the schema the
  * document gives for that status, field for field and in the same order
- * (an extra, missing, mistyped or reordered field fails). Failures are checked
- * against the Error schema too. A new route without a success schema, or a
- * response mapping that drifts from it, fails here.
+ * (an extra, missing, mistyped or reordered field fails). Failures too: every
+ * status a request here provokes must be documented for its route, and its
+ * `error` code must be one the document names for that status. A new route
+ * without a success schema, or a response mapping that drifts from it, fails here.
  */
-type Schema = {
-  $ref?: string;
-  oneOf?: Schema[];
-  type?: string;
-  format?: string;
-  nullable?: boolean;
-  enum?: unknown[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: boolean | Schema;
-  items?: Schema;
-};
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>; components: { schemas: Record<string, Schema> } };
-
-/** Where `value` departs from `schema` (empty: it conforms). Supports what the document uses. */
-function departures(value: unknown, schema: Schema, doc: Doc, at = '$'): string[] {
-  if (schema.$ref) return departures(value, doc.components.schemas[schema.$ref.split('/').pop()!], doc, at);
-  if (schema.oneOf) {
-    const matching = schema.oneOf.filter((s) => departures(value, s, doc, at).length === 0).length;
-    return matching === 1 ? [] : [`${at}: matches ${matching} of the oneOf schemas`];
-  }
-  if (value === null) return schema.nullable ? [] : [`${at}: null`];
-  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(schema.enum)}`];
-  switch (schema.type) {
-    case 'integer':
-      return Number.isInteger(value) ? [] : [`${at}: ${JSON.stringify(value)} is not an integer`];
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? [] : [`${at}: ${JSON.stringify(value)} is not a number`];
-    case 'boolean':
-      return typeof value === 'boolean' ? [] : [`${at}: ${JSON.stringify(value)} is not a boolean`];
-    case 'string':
-      if (typeof value !== 'string') return [`${at}: ${JSON.stringify(value)} is not a string`];
-      return schema.format === 'date-time' && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value) ? [`${at}: ${value} is not an ISO UTC datetime`] : [];
-    case 'array':
-      return Array.isArray(value) ? value.flatMap((v, i) => departures(v, schema.items!, doc, `${at}[${i}]`)) : [`${at}: not an array`];
-    case 'object': {
-      if (typeof value !== 'object' || Array.isArray(value)) return [`${at}: not an object`];
-      const keys = Object.keys(value as object);
-      if (schema.properties) {
-        const expected = Object.keys(schema.properties);
-        if (schema.additionalProperties === false && keys.join() !== expected.join()) return [`${at}: fields ${keys.join(',')}, documented ${expected.join(',')}`];
-        return expected.flatMap((k) => (k in (value as object) ? departures((value as Record<string, unknown>)[k], schema.properties![k], doc, `${at}.${k}`) : [`${at}.${k}: missing`]));
-      }
-      const each = schema.additionalProperties;
-      return typeof each === 'object' ? keys.flatMap((k) => departures((value as Record<string, unknown>)[k], each, doc, `${at}.${k}`)) : [];
-    }
-    default:
-      return [`${at}: schema without a type`];
-  }
-}
-
 describe('the OpenAPI document against real answers', () => {
   let t: TestApp;
   let client: TestClient;
@@ -83,7 +35,7 @@ describe('the OpenAPI document against real answers', () => {
     expect({ op, departures: departures(res.body, response!.content!['application/json'].schema, doc) }).toEqual({ op, departures: [] });
     if (res.status < 300) checked.add(`${method.toLowerCase()} ${path}`);
   };
-  const as = (req: request.Test) => req.set('Authorization', client.bearer);
+  const as = (req: request.Test, who: TestClient = client) => req.set('Authorization', who.bearer);
 
   it('matches every success answer, operation by operation', async () => {
     const http = t.http;
@@ -99,7 +51,7 @@ describe('the OpenAPI document against real answers', () => {
     expectDocumented('GET /api/v1/Item', await as(request(http).get('/api/v1/Item?key=DOC-1')));
     expectDocumented('GET /api/v1/Item', await as(request(http).get('/api/v1/Item?Category=0')));
     expectDocumented('GET /api/v1/Item/All', await as(request(http).get('/api/v1/Item/All')));
-    expectDocumented('GET /api/v1/Item/{partNo}', await as(request(http).get(`/api/v1/Item/${created.body.partNo}`)));
+    expectDocumented('GET /api/v1/Item/{item}', await as(request(http).get(`/api/v1/Item/${created.body.partNo}`)));
 
     expectDocumented('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ itemID: 'DOC-1', units: 10, wid: 1, reasonCode: 1, serial: 'S1' }));
     expectDocumented('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue')).send({ itemID: 'DOC-1', units: 2.5, wid: 1, reasonCode: 2 }));
@@ -109,25 +61,124 @@ describe('the OpenAPI document against real answers', () => {
     expectDocumented('GET /api/v1/Inventory/StockLevels', await as(request(http).get('/api/v1/Inventory/StockLevels')));
     expectDocumented('GET /api/v1/Inventory/StockLevels/{wid}', await as(request(http).get('/api/v1/Inventory/StockLevels/1')));
     expectDocumented('GET /api/v1/Inventory/Transactions', await as(request(http).get('/api/v1/Inventory/Transactions')));
-    expectDocumented('DELETE /api/v1/Item/{shortID}', await as(request(http).delete('/api/v1/Item/DOC-1')));
+    expectDocumented('DELETE /api/v1/Item/{item}', await as(request(http).delete('/api/v1/Item/DOC-1')));
 
     // Every documented operation was called and matched.
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).sort();
     expect([...checked].sort()).toEqual(documented);
   });
 
-  it('matches the failures too: 400, 401, 403 and 404 answers are the documented Error', async () => {
+  it('documents every failure a route answers, with the error codes it carries: 400, 401, 403, 404, 409, 413, 422', async () => {
     const http = t.http;
-    expectDocumented('POST /api/v1/Item', await as(request(http).post('/api/v1/Item')).send({}));
-    expectDocumented('GET /api/v1/Inventory', await request(http).get('/api/v1/Inventory'));
-    expectDocumented('POST /api/v1/Token', await request(http).post('/api/v1/Token').type('form').send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' }));
-    expectDocumented('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ itemID: 'DOC-1', units: 1, wid: 3, reasonCode: 1 }));
-    const missing = await as(request(http).get('/api/v1/Item/999999'));
-    expect(missing.status).toBe(404);
-    expect(departures(missing.body, { $ref: '#/components/schemas/Error' }, doc)).toEqual([]);
+    const readOnly = await givenClient(t, { warehouses: [1], readOnly: true });
+    const reader = await givenClient(t, { warehouses: [1], permissions: [SecurityId.ItemMasterList] });
+    await as(request(http).post('/api/v1/Item')).send({ shortID: 'DOC-2' }).expect(201);
+    await as(request(http).post('/api/v1/Item')).send({ shortID: 'DOC-OLD' }).expect(201);
+    await as(request(http).delete('/api/v1/Item/DOC-OLD')).expect(200);
+    const fail = async (op: string, res: request.Response, status: number, error?: string) => {
+      expect({ op, status: res.status, error: res.body.error }).toEqual({ op, status, error: error ?? res.body.error });
+      expectDocumented(op, res);
+    };
+
+    // 400: unreadable, invalid body, invalid query, invalid Idempotency-Key; OAuth's own codes on /Token.
+    await fail('GET /health', await request(http).get('/health').set('Content-Type', 'application/json').send('{"broken'), 400, 'bad_request');
+    await fail('POST /api/v1/Item', await as(request(http).post('/api/v1/Item')).send({}), 400, 'validation_error');
+    await fail('POST /api/v1/Item', await as(request(http).post('/api/v1/Item')).set('Content-Type', 'application/json').send('{"broken'), 400, 'bad_request');
+    await fail('GET /api/v1/Item/All', await as(request(http).get('/api/v1/Item/All?page=0')), 400, 'validation_error');
+    await fail('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/1?pageSize=x')), 400, 'validation_error');
+    const receive = { itemID: 'DOC-2', units: 1, wid: 1, reasonCode: 1 };
+    await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).set('Idempotency-Key', ' ').send(receive), 400, 'validation_error');
+    await fail('POST /api/v1/Token', await request(http).post('/api/v1/Token').type('form').send({ grant_type: 'password' }), 400, 'unsupported_grant_type');
+    await fail('POST /api/v1/Token', await request(http).post('/api/v1/Token').type('form').send({ client_id: 'x' }), 400, 'invalid_request');
+
+    // 401: no token, a bad token, bad client credentials.
+    await fail('GET /api/v1/Inventory', await request(http).get('/api/v1/Inventory'), 401, 'unauthorized');
+    await fail('DELETE /api/v1/Item/{item}', await request(http).delete('/api/v1/Item/DOC-2').set('Authorization', 'Bearer nope'), 401, 'unauthorized');
+    await fail('POST /api/v1/Token', await request(http).post('/api/v1/Token').type('form').send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' }), 401, 'invalid_client');
+
+    // 403: read-only, missing SecurityID, warehouse scope (body and path).
+    await fail('POST /api/v1/Item', await as(request(http).post('/api/v1/Item'), readOnly).send({ shortID: 'DOC-RO' }), 403, 'forbidden');
+    await fail('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue'), reader).send({ ...receive, reasonCode: 2 }), 403, 'forbidden');
+    await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ ...receive, wid: 3 }), 403, 'forbidden');
+    await fail('POST /api/v1/Inventory/Move', await as(request(http).post('/api/v1/Inventory/Move')).send({ ...receive, shipToWid: 3 }), 403, 'forbidden');
+    await fail('GET /api/v1/Inventory/StockLevels/{wid}', await as(request(http).get('/api/v1/Inventory/StockLevels/3')), 403, 'forbidden');
+
+    // 404: unknown item by partNo, key, shortID; a wid that is no warehouse number.
+    await fail('GET /api/v1/Item/{item}', await as(request(http).get('/api/v1/Item/999999')), 404, 'not_found');
+    await fail('GET /api/v1/Item', await as(request(http).get('/api/v1/Item?key=NOPE')), 404, 'not_found');
+    await fail('PUT /api/v1/Item', await as(request(http).put('/api/v1/Item')).send({ shortID: 'NOPE' }), 404, 'not_found');
+    await fail('DELETE /api/v1/Item/{item}', await as(request(http).delete('/api/v1/Item/NOPE')), 404, 'not_found');
+    await fail('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/0')), 404, 'not_found');
+
+    // 409: a duplicate item, not enough stock, a discontinued item received.
+    await fail('POST /api/v1/Item', await as(request(http).post('/api/v1/Item')).send({ shortID: 'doc-2' }), 409, 'conflict');
+    await fail('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue')).send({ ...receive, units: 5, reasonCode: 2 }), 409, 'conflict');
+    await fail('POST /api/v1/Inventory/Move', await as(request(http).post('/api/v1/Inventory/Move')).send({ ...receive, units: 5, shipToWid: 2 }), 409, 'conflict');
+    await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ ...receive, itemID: 'DOC-OLD' }), 409, 'conflict');
+
+    // 413: a body over 1 MiB. 422: an Idempotency-Key reused with another body.
+    await fail('PUT /api/v1/Item', await as(request(http).put('/api/v1/Item')).send({ shortID: 'DOC-2', remark: 'x'.repeat(1_100_000) }), 413, 'payload_too_large');
+    await as(request(http).post('/api/v1/Inventory/Receive')).set('Idempotency-Key', 'doc-k1').send(receive).expect(201);
+    await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).set('Idempotency-Key', 'doc-k1').send({ ...receive, units: 2 }), 422, 'idempotency_key_reused');
   });
 
-  it('reports a departure when a field is missing, extra, mistyped or out of order (the check itself can fail)', () => {
+  it('documents 429 with the RateLimited body on the metered routes, and not on /health', async () => {
+    const limited = await startTestApp({ config: { rateLimitPerMinute: 2 } });
+    try {
+      const token = () => request(limited.http).post('/api/v1/Token').type('form').send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' });
+      await token();
+      await token();
+      const over = await token();
+      expect(over.status).toBe(429);
+      expectDocumented('POST /api/v1/Token', over);
+      const stock = await request(limited.http).get('/api/v1/Inventory/StockLevels');
+      expect(stock.status).toBe(429);
+      expectDocumented('GET /api/v1/Inventory/StockLevels', stock);
+      expect((await request(limited.http).get('/health')).status).toBe(200);
+      expect(Object.keys(doc.paths['/health'].get.responses)).not.toContain('429');
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('documents, per operation, the statuses it can answer', () => {
+    const reads = ['200', '400', '401', '403', '429', '503', 'default'];
+    const writes = ['400', '401', '403', '409', '413', '422', '429', '503', 'default'];
+    const statuses = Object.fromEntries(
+      Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, Object.keys(op.responses).sort()])),
+    );
+    expect(statuses).toEqual({
+      'GET /health': ['200', '400', '503', 'default'],
+      'POST /api/v1/Token': ['200', '400', '401', '413', '429', '503', 'default'],
+      'GET /api/v1/Item': [...reads, '404'].sort(),
+      'POST /api/v1/Item': ['201', ...writes].sort(),
+      'PUT /api/v1/Item': ['200', '400', '401', '403', '404', '413', '429', '503', 'default'],
+      'GET /api/v1/Item/All': reads,
+      'GET /api/v1/Item/{item}': [...reads, '404'].sort(),
+      'DELETE /api/v1/Item/{item}': [...reads, '404'].sort(),
+      'GET /api/v1/Inventory': reads,
+      'GET /api/v1/Inventory/{wid}': [...reads, '404'].sort(),
+      'GET /api/v1/Inventory/StockLevels': reads,
+      'GET /api/v1/Inventory/StockLevels/{wid}': [...reads, '404'].sort(),
+      'GET /api/v1/Inventory/Transactions': reads,
+      'POST /api/v1/Inventory/Receive': ['201', ...writes].sort(),
+      'POST /api/v1/Inventory/Move': ['200', ...writes].sort(),
+      'POST /api/v1/Inventory/Issue': ['200', ...writes].sort(),
+    });
+  });
+
+  it('types every path and paging parameter, and declares where the service is', () => {
+    const full = doc as Doc & { servers?: Array<{ url: string }>; paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: { type: string } }> }>> };
+    expect(full.servers?.map((s) => s.url)).toEqual(['/']);
+    const types = (path: string, method: string) => Object.fromEntries((full.paths[path][method].parameters ?? []).filter((p) => p.in !== 'header').map((p) => [p.name, p.schema.type]));
+    expect(types('/api/v1/Item/{item}', 'get')).toEqual({ item: 'integer' });
+    expect(types('/api/v1/Item/{item}', 'delete')).toEqual({ item: 'string' });
+    expect(types('/api/v1/Inventory/{wid}', 'get')).toMatchObject({ wid: 'integer', page: 'integer', pageSize: 'integer' });
+    expect(types('/api/v1/Inventory/StockLevels/{wid}', 'get')).toMatchObject({ wid: 'integer', page: 'integer' });
+    expect(types('/api/v1/Item', 'get')).toMatchObject({ page: 'integer', Category: 'integer' });
+  });
+
+  it('reports a departure when a field is missing, extra, mistyped or out of order, or an error code is not documented (the check itself can fail)', () => {
     const item = { $ref: '#/components/schemas/StockLevel' };
     const good = { partNo: 1, shortID: 'A', available: 1, inStock: 1, onOrder: 0, onHold: 0, committed: 0, packed: 0, aSN: 0 };
     expect(departures(good, item, doc)).toEqual([]);
@@ -137,5 +188,10 @@ describe('the OpenAPI document against real answers', () => {
     expect(departures({ ...good, partNo: '1' }, item, doc)).not.toEqual([]);
     const { partNo, ...rest } = good;
     expect(departures({ ...rest, partNo }, item, doc)).not.toEqual([]);
+    const notFound = doc.paths['/api/v1/Item/{item}'].get.responses['404'].content!['application/json'].schema;
+    const error = { statusCode: 404, error: 'not_found', message: 'No item.', details: null };
+    expect(departures(error, notFound, doc)).toEqual([]);
+    expect(departures({ ...error, error: 'conflict' }, notFound, doc)).not.toEqual([]);
+    expect(departures({ ...error, statusCode: 409 }, notFound, doc)).not.toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { applyDecorators, type CanActivate, createParamDecorator, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiOperation, ApiResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { ref } from '../openapi-schemas.js';
+import { ApiBearerAuth, ApiExtension, ApiOperation } from '@nestjs/swagger';
+import { ApiFailures } from '../openapi-schemas.js';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { AccessService, Unauthenticated } from './access.service.js';
@@ -28,7 +28,8 @@ export const Unmetered = () => applyDecorators(Public(), SkipThrottle());
 /**
  * The one decorator that says who may call a route: the SecurityID it needs
  * (a write unless it is Item Master List, so read-only accounts are refused),
- * shown in OpenAPI as the bearer scheme, an `x-security-id` and the description.
+ * shown in OpenAPI as the bearer scheme, an `x-security-id`, the description
+ * and the failures every such route can answer (401, 403, 429, 503).
  */
 export function RequirePermission(permission: SecurityId, summary: string) {
   const kind = isWrite(permission) ? 'a write: read-only accounts are refused' : 'a read';
@@ -37,10 +38,15 @@ export function RequirePermission(permission: SecurityId, summary: string) {
     ApiOperation({ summary, description: `Requires SecurityID ${permission} (${SECURITY_ID_NAMES[permission]}); ${kind}.` }),
     ApiExtension('x-security-id', permission),
     ApiBearerAuth(),
-    ApiResponse({ status: 400, description: 'bad_request | validation_error (details: field → messages)', schema: ref('Error') }),
-    ApiUnauthorizedResponse({ description: 'No token, or an invalid or expired one', schema: ref('Error') }),
-    ApiForbiddenResponse({ description: `${FORBIDDEN.permission} | ${FORBIDDEN.readOnly} | ${FORBIDDEN.scope}`, schema: ref('Error') }),
-    ApiResponse({ status: 429, description: 'Over the rate limit (Retry-After)', schema: ref('RateLimited') }),
+    ApiFailures(
+      {
+        unauthorized: 'no bearer token, or an invalid or expired one (WWW-Authenticate: Bearer)',
+        forbidden: isWrite(permission) ? `"${FORBIDDEN.readOnly}" (a read-only account); "${FORBIDDEN.permission}"` : `"${FORBIDDEN.permission}"`,
+        rate_limited: 'over the rate limit (Retry-After: seconds)',
+        service_unavailable: 'the database connection was lost under the request (Retry-After: 1 when a retry is safe)',
+      },
+      'access',
+    ),
   );
 }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Header, HttpCode, Injectable, Post, Req, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
-import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ref } from '../openapi-schemas.js';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiFailures, ref } from '../openapi-schemas.js';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { AccessService, InvalidClient, type TokenResponse } from './access.service.js';
@@ -72,8 +72,13 @@ export class TokenController {
     },
   })
   @ApiOkResponse({ description: 'A bearer token (Cache-Control: no-store)', schema: ref('Token') })
-  @ApiResponse({ status: 400, description: 'invalid_request | unsupported_grant_type', schema: ref('Error') })
-  @ApiResponse({ status: 401, description: 'invalid_client: unknown client, wrong secret or disabled client, alike', schema: ref('Error') })
+  @ApiFailures({
+    invalid_request: 'grant_type, client_id or client_secret missing or not a single string, or credentials both in Basic and in the body',
+    unsupported_grant_type: 'a grant_type other than client_credentials',
+    invalid_client: 'unknown client, wrong secret or disabled client, alike (WWW-Authenticate: Basic when Basic was used)',
+    rate_limited: 'over the rate limit, counted per remote address (Retry-After: seconds)',
+    service_unavailable: 'the database connection was lost under the request',
+  })
   token(@Req() req: Request, @Body() body: Record<string, unknown>): Promise<TokenResponse> {
     return this.access.token(body, req.user as IntegrationClient | undefined);
   }

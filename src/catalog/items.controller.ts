@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
@@ -8,7 +8,7 @@ import type { Page } from '../pagination/page.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
 import { Idempotent } from '../inventory/idempotency.js';
-import { ApiAnswer, pageOf, ref } from '../openapi-schemas.js';
+import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
 import { ItemsService, withStatus } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
@@ -23,6 +23,7 @@ export class ItemsController {
     'List active items by shortID (paginated); with key (and type id|alias) one item; with Category a flat array',
   )
   @ApiAnswer(HttpStatus.OK, { oneOf: [pageOf('Item'), ref('Item'), { type: 'array', items: ref('Item') }] }, 'A page of items; with key, one item; with Category, a flat array')
+  @ApiFailures({ not_found: 'with key: no item has that shortID (type=id) or alias (type=alias)' })
   async find(@Query() query: ItemQueryDto): Promise<Page<ItemResponse> | ItemResponse | ItemResponse[]> {
     if (query.key !== undefined) {
       return toItemResponse(await (query.type === 'alias' ? this.items.byAlias(query.key) : this.items.byShortId(query.key)));
@@ -38,10 +39,14 @@ export class ItemsController {
     return (await this.items.list(query, true)).map(toItemResponse);
   }
 
-  @Get(':partNo')
+  // GET takes a partNo here and DELETE a shortID: one parameter name, typed per operation, so that
+  // the document has one path (`/Item/{item}`), as clients see it, not two that differ only by a name.
+  @Get(':item')
   @RequirePermission(SecurityId.ItemMasterList, 'Get one item by part number')
+  @ApiParam({ name: 'item', description: "The item's partNo", schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
   @ApiAnswer(HttpStatus.OK, ref('Item'))
-  async one(@Param('partNo') partNo: string): Promise<ItemResponse> {
+  @ApiFailures({ not_found: 'no item has that partNo (or it is not a whole number from 1 to 2147483647)' })
+  async one(@Param('item') partNo: string): Promise<ItemResponse> {
     return toItemResponse(await this.items.byPartNo(partNo));
   }
 
@@ -49,6 +54,7 @@ export class ItemsController {
   @Idempotent()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Create an item; 201 with the full item and status "created"')
   @ApiAnswer(HttpStatus.CREATED, ref('ItemCreated'))
+  @ApiFailures({ conflict: 'an item with that shortID already exists (regardless of case); or too much concurrent change, retry' })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const { body, location } = await this.items.create(caller, dto, req.idempotency);
     res.location(location);
@@ -58,16 +64,19 @@ export class ItemsController {
   @Put()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Update an item; omitted fields stay unchanged; discontinued:false reactivates')
   @ApiAnswer(HttpStatus.OK, ref('ItemUpdated'))
+  @ApiFailures({ not_found: 'no item has that shortID' })
   async update(@Body() dto: UpdateItemDto) {
     const item = await this.items.update(dto);
     return withStatus(item, 'updated');
   }
 
-  @Delete(':shortID')
+  @Delete(':item')
   @HttpCode(200)
   @RequirePermission(SecurityId.ModifyItemMaster, 'Discontinue an item (logical deletion; the same answer when repeated)')
+  @ApiParam({ name: 'item', description: "The item's shortID (regardless of case)", schema: { type: 'string', minLength: 1, maxLength: 64 } })
   @ApiAnswer(HttpStatus.OK, ref('ItemDiscontinued'))
-  async discontinue(@Param('shortID') shortId: string) {
+  @ApiFailures({ not_found: 'no item has that shortID' })
+  async discontinue(@Param('item') shortId: string) {
     const item = await this.items.discontinue(shortId);
     return { shortID: item.shortID, status: 'discontinued' as const };
   }

@@ -1,10 +1,16 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsString, Matches, MaxLength, Min, MinLength, Max, ValidateBy, type ValidationOptions } from 'class-validator';
 import { DECIMAL_MAX, toTenThousandths } from '../database/decimal.js';
 
-/** A whole number that fits the INT columns (0 … 2147483647 unless said). */
+/**
+ * A whole number that fits the INT columns (0 … 2147483647 unless said), and
+ * an OpenAPI `integer` with those bounds (the field's own `@ApiProperty`,
+ * applied after, adds its description and whether it is required).
+ */
 export function IsInt32(min = 0, max = 2_147_483_647) {
   return applyDecorators(
+    ApiProperty({ type: 'integer', minimum: min, maximum: max }),
     IsInt({ message: '$property must be a whole number' }),
     Min(min, { message: `$property must be at least ${min}` }),
     Max(max, { message: `$property must be at most ${max}` }),

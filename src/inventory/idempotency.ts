@@ -7,6 +7,7 @@ import { catchError, from, type Observable, of, switchMap, throwError } from 'rx
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
 import { DomainError, ValidationFailed } from '../http/errors.js';
+import { ApiFailures } from '../openapi-schemas.js';
 import { IdempotencyRecord } from './inventory.entities.js';
 
 const KEEP_MS = 24 * 3600 * 1000;
@@ -137,6 +138,14 @@ export const Idempotent = () =>
   applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Up to 255 characters; a retry with the same key and body within 24 h replays the first response' }),
+    ApiFailures(
+      {
+        validation_error: 'an Idempotency-Key that is empty, over 255 characters or holds control characters',
+        conflict: 'a request with this Idempotency-Key is still in progress',
+        idempotency_key_reused: 'this Idempotency-Key was used with another request body',
+      },
+      'idempotency',
+    ),
   );
 
 function sha256(text: string): string {

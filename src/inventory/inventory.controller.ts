@@ -1,15 +1,21 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { Caller } from '../auth/caller.js';
+import { type Caller, FORBIDDEN } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
-import { ApiAnswer, pageOf, ref } from '../openapi-schemas.js';
+import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent } from './idempotency.js';
 import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';
+
+/** The `wid` path parameter, and what a list of one warehouse can refuse. */
+const WID = { name: 'wid', description: 'Warehouse ID', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } } as const;
+const ONE_WAREHOUSE = { forbidden: `"${FORBIDDEN.scope}" (whether or not the warehouse exists)`, not_found: 'wid is not a whole number from 1 to 2147483647' };
+/** What every Receive, Move and Issue can refuse besides its own conflicts. */
+const WRITE_CONFLICT = 'too much concurrent change on the same stock (retry)';
 
 /** Lots, stock levels and inventory transactions (spec "Inventory"; DECISIONS "Inventory"). */
 @ApiTags('Inventory')
@@ -36,7 +42,9 @@ export class InventoryController {
 
   @Get('StockLevels/:wid')
   @RequirePermission(SecurityId.ItemMasterList, 'Stock levels per item in one warehouse')
+  @ApiParam(WID)
   @ApiAnswer(HttpStatus.OK, pageOf('StockLevel'))
+  @ApiFailures(ONE_WAREHOUSE)
   stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto) {
     return this.queries.stockPage(this.queries.scope(caller, wid), query);
   }
@@ -50,7 +58,9 @@ export class InventoryController {
 
   @Get(':wid')
   @RequirePermission(SecurityId.ItemMasterList, 'List lots in one warehouse, newest first')
+  @ApiParam(WID)
   @ApiAnswer(HttpStatus.OK, pageOf('Lot'))
+  @ApiFailures(ONE_WAREHOUSE)
   lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto) {
     return this.queries.lotPage(this.queries.scope(caller, wid), query);
   }
@@ -59,6 +69,10 @@ export class InventoryController {
   @Idempotent()
   @RequirePermission(SecurityId.PositiveAdjustment, 'Receive: a positive adjustment creating a new lot; 201 {status, recNo, lot}')
   @ApiAnswer(HttpStatus.CREATED, ref('Received'))
+  @ApiFailures({
+    forbidden: `"${FORBIDDEN.scope}"`,
+    conflict: `the item is discontinued; the stock would pass 99999999999.9999 units; ${WRITE_CONFLICT}`,
+  })
   receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @Req() req: Request) {
     return this.inventory.receive(caller, dto, req.idempotency);
   }
@@ -68,6 +82,10 @@ export class InventoryController {
   @Idempotent()
   @RequirePermission(SecurityId.LocateMoveUnits, 'Move units between spots or warehouses, oldest lots first; 200 {status, units, lots}')
   @ApiAnswer(HttpStatus.OK, ref('Moved'))
+  @ApiFailures({
+    forbidden: `"${FORBIDDEN.scope}" (wid or shipToWid)`,
+    conflict: `insufficient stock: not enough units in the matching lots (requested and available named; nothing changes); ${WRITE_CONFLICT}`,
+  })
   move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @Req() req: Request) {
     return this.inventory.move(caller, dto, req.idempotency);
   }
@@ -77,6 +95,10 @@ export class InventoryController {
   @Idempotent()
   @RequirePermission(SecurityId.NegativeAdjustment, 'Issue: a negative adjustment from in-stock, not-held lots, oldest first; 200 {status, units, lots}')
   @ApiAnswer(HttpStatus.OK, ref('Issued'))
+  @ApiFailures({
+    forbidden: `"${FORBIDDEN.scope}"`,
+    conflict: `insufficient stock: not enough units in the matching lots (requested and available named; nothing changes); ${WRITE_CONFLICT}`,
+  })
   issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @Req() req: Request) {
     return this.inventory.issue(caller, dto, req.idempotency);
   }

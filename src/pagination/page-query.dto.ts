@@ -10,14 +10,14 @@ const singleString = ({ value }: { value: unknown }) => (typeof value === 'strin
 
 /** The common query parameters of every paginated list (spec "Limits"). */
 export class PageQueryDto {
-  @ApiPropertyOptional({ description: 'Page number, 1-based', default: 1, minimum: 1 })
+  @ApiPropertyOptional({ description: 'Page number, 1-based', type: 'integer', default: 1, minimum: 1 })
   @IsOptional()
   @Transform(toInteger)
   @IsInt({ message: 'page must be a whole number' })
   @Min(1, { message: 'page must be 1 or more' })
   page?: number;
 
-  @ApiPropertyOptional({ description: 'Items per page; values above the maximum are capped', default: 25, minimum: 1 })
+  @ApiPropertyOptional({ description: 'Items per page; values above the maximum are capped', type: 'integer', default: 25, minimum: 1 })
   @IsOptional()
   @Transform(toInteger)
   @IsInt({ message: 'pageSize must be a whole number' })

@@ -65,7 +65,7 @@ export const ROUTES: Route[] = [
   { name: 'GET /Item?key=', op: 'get /api/v1/Item', permission: SecurityId.ItemMasterList, send: (t, b, f) => get(t, b, `Item?key=${f.shortID}`) },
   { name: 'GET /Item?Category=', op: 'get /api/v1/Item', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Item?Category=0') },
   { name: 'GET /Item/All', op: 'get /api/v1/Item/All', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Item/All') },
-  { name: 'GET /Item/<partNo>', op: 'get /api/v1/Item/{partNo}', permission: SecurityId.ItemMasterList, send: (t, b, f) => get(t, b, `Item/${f.partNo}`) },
+  { name: 'GET /Item/<partNo>', op: 'get /api/v1/Item/{item}', permission: SecurityId.ItemMasterList, send: (t, b, f) => get(t, b, `Item/${f.partNo}`) },
   { name: 'GET /Inventory', op: 'get /api/v1/Inventory', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory') },
   { name: 'GET /Inventory/<wid>', op: 'get /api/v1/Inventory/{wid}', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/1') },
   { name: 'GET /Inventory/StockLevels', op: 'get /api/v1/Inventory/StockLevels', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/StockLevels') },
@@ -89,7 +89,7 @@ export const ROUTES: Route[] = [
     send: (t, b, f) => request(t.http).put('/api/v1/Item').set('Authorization', b).send({ shortID: f.shortID, description: `edit ${next()}` }),
   },
   {
-    name: 'DELETE /Item/<shortID>', op: 'delete /api/v1/Item/{shortID}', permission: SecurityId.ModifyItemMaster,
+    name: 'DELETE /Item/<shortID>', op: 'delete /api/v1/Item/{item}', permission: SecurityId.ModifyItemMaster,
     send: (t, b, f) => request(t.http).delete(`/api/v1/Item/${f.gone}`).set('Authorization', b),
   },
 ];

@@ -538,9 +538,10 @@ describe(`API9:2023 Improper Inventory Management (${testDatabaseKind()})`, () =
   });
 
   it('answers every documented operation, called with a token, with something other than 404 or 5xx', async () => {
-    const params: Record<string, string> = { partNo: String(f.partNo), shortID: f.gone, wid: '1' };
     for (const op of documented()) {
       const [method, path] = op.split(' ') as ['get' | 'post' | 'put' | 'delete', string];
+      // /Item/{item} is the partNo for GET and the shortID for DELETE.
+      const params: Record<string, string> = { item: method === 'get' ? String(f.partNo) : f.gone, wid: '1' };
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? `{${name}}`);
       const req = request(t.http)[method](url).set('Authorization', admin.bearer);
       const res = await (method === 'post' || method === 'put' ? req.send({}) : req);
