@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Req, Res, type StreamableFile } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Optional, Param, Post, Put, Query, Req, Res, type StreamableFile } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
@@ -19,7 +19,8 @@ import { ItemsService, withStatus } from './items.service.js';
 export class ItemsController {
   constructor(
     private readonly items: ItemsService,
-    private readonly logger: AppLogger,
+    // Optional only for the admin CLI, which loads this module without HTTP (and so without the HTTP logger).
+    @Optional() private readonly logger?: AppLogger,
   ) {}
 
   @Get()
@@ -34,7 +35,7 @@ export class ItemsController {
     }
     if (query.category !== undefined) {
       // Streamed: a category may hold more items than the service could hold as one answer.
-      return jsonArrayFile(await this.items.inCategory(query.category), toItemResponse, this.logger.log.child({ reqId: req.context.id }));
+      return jsonArrayFile(await this.items.inCategory(query.category), toItemResponse, this.logger!.log.child({ reqId: req.context.id }));
     }
     return (await this.items.list(query, false)).map(toItemResponse);
   }
