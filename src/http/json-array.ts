@@ -21,8 +21,8 @@ import { errorBody } from './exception.filter.js';
  */
 export function jsonArrayFile<T>(pieces: AsyncGenerator<T[]>, toJson: (row: T) => unknown, log: Logger): StreamableFile {
   let rows = 0;
-  let ended = false;
   async function* text(): AsyncGenerator<string> {
+    let ended = false;
     let failed = false;
     try {
       yield '[';
