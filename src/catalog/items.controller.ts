@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Optional, Param, Post, Put, Query, Req, Res, type StreamableFile } from '@nestjs/common';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
@@ -9,13 +9,19 @@ import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
 import { Idempotent } from '../inventory/idempotency.js';
 import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
+import { AppLogger } from '../http/logger.js';
+import { jsonArrayFile } from '../http/json-array.js';
 import { ItemsService, withStatus } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
 @ApiTags('Items')
 @Controller('Item')
 export class ItemsController {
-  constructor(private readonly items: ItemsService) {}
+  constructor(
+    private readonly items: ItemsService,
+    // Optional only for the admin CLI, which loads this module without HTTP (and so without the HTTP logger).
+    @Optional() private readonly logger?: AppLogger,
+  ) {}
 
   @Get()
   @RequirePermission(
@@ -24,11 +30,14 @@ export class ItemsController {
   )
   @ApiAnswer(HttpStatus.OK, { oneOf: [pageOf('Item'), ref('Item'), { type: 'array', items: ref('Item') }] }, 'A page of items; with key, one item; with Category, a flat array')
   @ApiFailures({ not_found: 'with key: no item has that shortID (type=id) or alias (type=alias)' })
-  async find(@Query() query: ItemQueryDto): Promise<Page<ItemResponse> | ItemResponse | ItemResponse[]> {
+  async find(@Query() query: ItemQueryDto, @Req() req: Request): Promise<Page<ItemResponse> | ItemResponse | StreamableFile> {
     if (query.key !== undefined) {
       return toItemResponse(await (query.type === 'alias' ? this.items.byAlias(query.key) : this.items.byShortId(query.key)));
     }
-    if (query.category !== undefined) return (await this.items.inCategory(query.category)).map(toItemResponse);
+    if (query.category !== undefined) {
+      // Streamed: a category may hold more items than the service could hold as one answer.
+      return jsonArrayFile(await this.items.inCategory(query.category), toItemResponse, this.logger!.log.child({ reqId: req.context.id }));
+    }
     return (await this.items.list(query, false)).map(toItemResponse);
   }
 

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
@@ -56,6 +57,9 @@ const ITEM_PAGES: PageSpec = {
   modifiedColumn: 'item.modified',
 };
 
+/** Rows per read of GET /Item?Category= (about 60 KB of JSON): what one such request holds in memory, and the most work it does between two turns of the event loop. */
+export const CATEGORY_PIECE_ROWS = 200;
+
 const ITEM_DEFAULTS = { description: '', category: 0, subCategory: 0, uOM: 'EA', putUp: '', units: 1, dfltOwner: 0, discontinued: false };
 
 @Injectable()
@@ -74,9 +78,43 @@ export class ItemsService {
     return paginate(qb, query, ITEM_PAGES);
   }
 
-  /** GET /Item?Category=: the category's active items, by shortID, unpaginated. */
-  inCategory(category: number): Promise<Item[]> {
-    return this.items.find({ where: { category, discontinued: false }, order: { shortIdKey: 'ASC' } });
+  /**
+   * GET /Item?Category=: the category's active items by shortID, complete and
+   * unpaginated (DECISIONS "Items"), as pieces of at most `pieceRows` rows.
+   * Resolves once the first piece is read, so a failure before the answer
+   * starts is an ordinary error answer.
+   *
+   * Keyset pieces rather than a database cursor: each piece is one short query
+   * on IX_item_category_active_shortIdKey (category, discontinued, shortIdKey,
+   * then partNo), walked in order from where the last piece ended. No
+   * connection is held while the client reads, so slow or vanished clients
+   * cannot take the MySQL pool, and SQLite's single connection (busy for as
+   * long as a cursor is open) stays free for other requests. The list is not
+   * one snapshot: an item changed while it is sent appears as its piece read
+   * it, never twice.
+   */
+  async inCategory(category: number, pieceRows = CATEGORY_PIECE_ROWS): Promise<AsyncGenerator<Item[]>> {
+    const piece = (after?: Item) => {
+      const qb = this.items
+        .createQueryBuilder('item')
+        .where('item.category = :category AND item.discontinued = 0', { category })
+        .orderBy('item.shortIdKey', 'ASC')
+        .addOrderBy('item.partNo', 'ASC')
+        .limit(pieceRows);
+      // The first conjunct is the index range; the second drops what was already sent.
+      if (after) qb.andWhere('item.shortIdKey >= :key AND (item.shortIdKey > :key OR item.partNo > :partNo)', { key: after.shortIdKey, partNo: after.partNo });
+      return qb.getMany();
+    };
+    const first = await piece();
+    return (async function* () {
+      for (let rows = first; ; ) {
+        yield rows;
+        if (rows.length < pieceRows) return;
+        // better-sqlite3 answers synchronously: let other requests (/health) in between pieces.
+        await setImmediate();
+        rows = await piece(rows[rows.length - 1]);
+      }
+    })();
   }
 
   /** By shortID, regardless of case; discontinued items included. */
