@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testDatabaseKind } from './app.factory.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
 
 /**
@@ -11,14 +10,15 @@ import { type ServiceProcess, startService } from './support/service-process.js'
  * built service, tsc checks `test/client/walkthrough.ts` against them (a
  * path, parameter or field the document lacks fails the check), and the
  * compiled program runs it over HTTP with the first start's admin client.
- * The document is the same whatever the database, so this runs on SQLite only.
+ * The document is the same whatever the database, so this runs on SQLite only
+ * (jest.config.js leaves it out of the MariaDB run).
  */
 const GENERATED = 'test/client/openapi.d.ts';
 const run = (args: string[]) => spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 60_000 });
 const generate = (source: string) => run(['node_modules/openapi-typescript/bin/cli.js', source, '-o', GENERATED]);
 const typecheck = (...flags: string[]) => run(['node_modules/typescript/bin/tsc', '-p', 'test/client/tsconfig.json', ...flags]);
 
-(testDatabaseKind() === 'sqlite' ? describe : describe.skip)('a client generated from the OpenAPI document', () => {
+describe('a client generated from the OpenAPI document', () => {
   let dir: string;
   let service: ServiceProcess;
   let credentials: { clientId: string; clientSecret: string };
