@@ -73,6 +73,8 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     // Case folds; accents do not: ÄBC-1 is another item than ABC-1, on every database.
     await insert(3, 'ÄBC-1');
     await expect(insert(4, 'äbc-1')).rejects.toThrow();
+    // Full-width look-alikes are the same key (NFKC).
+    await expect(insert(6, 'ＡＢＣ-1')).rejects.toThrow();
     await insert(5, 'abc-2');
     const rows: Array<{ name: string }> = await t.dataSource.query('SELECT name FROM probe_key ORDER BY id');
     expect(rows.map((r) => r.name)).toEqual(['ABC-1', 'ÄBC-1', 'abc-2']);

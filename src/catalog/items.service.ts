@@ -7,6 +7,7 @@ import { caseKey } from '../database/case-key.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../http/errors.js';
+import { shortIdProblem } from '../http/validators.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
@@ -186,9 +187,9 @@ export class ItemsService {
   /** Admin CLI alias:create. */
   async createAlias(shortId: string, alias: string): Promise<{ alias: string; shortID: string; partNo: number }> {
     const clean = alias ?? '';
-    if (!clean || clean.length > 64 || /[/?#\p{Cc}]/u.test(clean) || clean.trim() !== clean) {
-      throw new InvalidAlias('alias must be 1 to 64 characters without /, ?, #, control characters or leading/trailing spaces');
-    }
+    // The same rule as a shortID (DECISIONS "Items": aliases likewise).
+    const problem = shortIdProblem(clean, 'alias');
+    if (problem) throw new InvalidAlias(problem);
     const item = await this.byShortId(shortId);
     try {
       await this.aliases.insert({ alias: clean, aliasKey: clean, partNo: item.partNo, created: new Date() });

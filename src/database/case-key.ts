@@ -2,13 +2,20 @@ import type { ValueTransformer } from 'typeorm';
 
 /**
  * Case-insensitive identity for strings that must be unique regardless of case
- * (DECISIONS "Items": `abc-1` and `ABC-1` are the same item). Collations differ
- * between MySQL, MariaDB and SQLite (NOCASE folds ASCII only, *_ci collations
- * also fold accents), so each such column has a companion key column holding
- * this folded form under a plain unique index: the same rule on every database.
+ * (DECISIONS "Items": `abc-1`, `ABC-1` and full-width `ＡＢＣ-1` are the same
+ * item). Collations differ between MySQL, MariaDB and SQLite (NOCASE folds
+ * ASCII only, *_ci collations also fold accents), so each such column has a
+ * companion key column holding this folded form under a plain unique index:
+ * the same rule on every database.
+ *
+ * The fold is Unicode NFKC, lower case, NFKC again (lower-casing can leave a
+ * string that is no longer normalised). NFKC maps compatibility look-alikes
+ * (full-width letters, ligatures, superscripts) to their plain forms; accents
+ * stay, so `ÄBC-1` and `ABC-1` remain two items. The fold is idempotent.
+ * Changing it means recomputing every stored key: see migrations/key-fold.ts.
  */
 export function caseKey(value: string): string {
-  return value.normalize('NFC').toLowerCase();
+  return value.normalize('NFKC').toLowerCase().normalize('NFKC');
 }
 
 /**

@@ -40,6 +40,16 @@ describe('ApiValidationPipe against hostile keys', () => {
     await expect(pipe.transform({ name: null }, { type: 'body', metatype: BodyDto })).rejects.toMatchObject({ details: { name: ['name must be a string'] } });
   });
 
+  it('matches body field names case-insensitively, and refuses one field sent in two spellings', async () => {
+    await expect(pipe.transform({ NAME: 'a', Note: 'n' }, { type: 'body', metatype: BodyDto })).resolves.toEqual(Object.assign(new BodyDto(), { name: 'a', note: 'n' }));
+    await expect(pipe.transform({ name: 'a', note: 'x', NOTE: 'y' }, { type: 'body', metatype: BodyDto })).rejects.toMatchObject({
+      code: 'validation_error',
+      details: { note: ['note was sent more than once (as note, NOTE)'] },
+    });
+    // A null spelling counts as not sent.
+    await expect(pipe.transform({ name: 'a', note: null, Note: 'y' }, { type: 'body', metatype: BodyDto })).resolves.toEqual(Object.assign(new BodyDto(), { name: 'a', note: 'y' }));
+  });
+
   it('reads a body without a prototype (a form) like any other', async () => {
     const form = query({ name: 'a', constructor: 'x' });
     await expect(pipe.transform(form, { type: 'body', metatype: BodyDto })).resolves.toEqual(Object.assign(new BodyDto(), { name: 'a' }));

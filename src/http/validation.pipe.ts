@@ -8,10 +8,12 @@ import { type ErrorDetails, MalformedRequest, ValidationFailed } from './errors.
  * (DECISIONS "General": ignored and never stored), failures as the spec's
  * `validation_error` with `details` field → messages.
  *
- * Query-parameter names are matched case-insensitively against the DTO's
- * properties (`pagesize`, `PageSize` → `pageSize`), since ERP connectors spell
- * them every way. A body that is not a JSON object is a `bad_request`; body
- * fields that are null are dropped (see `sentFields`).
+ * Query-parameter and body field names are matched case-insensitively
+ * against the DTO's properties (`pagesize`, `PageSize` → `pageSize`; `recNo`,
+ * `rFIDTag` → `recno`, `rfidTag`), since ERP connectors spell them every way
+ * and copy a Lot's own field names back (DECISIONS "General"). A body that is
+ * not a JSON object is a `bad_request`; body fields that are null are dropped
+ * (see `sentFields`).
  */
 @Injectable()
 export class ApiValidationPipe extends ValidationPipe {
@@ -33,7 +35,7 @@ export class ApiValidationPipe extends ValidationPipe {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw new MalformedRequest('Request body must be a JSON object.');
       }
-      value = sentFields(value as Record<string, unknown>);
+      value = canonicalBodyKeys(sentFields(value as Record<string, unknown>), metadata.metatype);
     }
     if (metadata.type === 'query' && metadata.metatype && isPlainObject(value)) {
       value = canonicalQueryKeys(value, metadata.metatype);
@@ -64,8 +66,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const knownKeys = new WeakMap<object, Map<string, string>>();
 
-/** Renames query keys to the DTO's spelling; a key given twice in different cases becomes a repeated value. */
-export function canonicalQueryKeys(query: Record<string, unknown>, dto: object): Record<string, unknown> {
+/** The DTO's property names by their lower-case form (distinct names such as `category` and `categoryID` stay distinct). */
+function propertyNames(dto: object): Map<string, string> {
   let keys = knownKeys.get(dto);
   if (!keys) {
     keys = new Map();
@@ -74,6 +76,35 @@ export function canonicalQueryKeys(query: Record<string, unknown>, dto: object):
     }
     knownKeys.set(dto, keys);
   }
+  return keys;
+}
+
+/**
+ * Renames body fields to the DTO's spelling (DECISIONS "General"): `Serial`
+ * is `serial`. One field sent in two spellings is refused, naming the field,
+ * rather than one spelling silently winning. Unknown fields keep their name
+ * (the pipe's whitelist then drops them).
+ */
+export function canonicalBodyKeys(body: Record<string, unknown>, dto: object): Record<string, unknown> {
+  const keys = propertyNames(dto);
+  const sentAs = new Map<string, string[]>();
+  const fields = Object.entries(body).map(([key, value]): [string, unknown] => {
+    const name = keys.get(key.toLowerCase()) ?? key;
+    sentAs.set(name, [...(sentAs.get(name) ?? []), key]);
+    return [name, value];
+  });
+  const repeated: ErrorDetails = {};
+  for (const [name, spellings] of sentAs) {
+    if (spellings.length > 1) repeated[name] = [`${name} was sent more than once (as ${spellings.join(', ')})`];
+  }
+  if (Object.keys(repeated).length) throw new ValidationFailed(repeated);
+  // fromEntries defines own properties, like sentFields: no key can reach a prototype.
+  return Object.fromEntries(fields);
+}
+
+/** Renames query keys to the DTO's spelling; a key given twice in different cases becomes a repeated value. */
+export function canonicalQueryKeys(query: Record<string, unknown>, dto: object): Record<string, unknown> {
+  const keys = propertyNames(dto);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(query)) {
     // `out.__proto__ = …` would swap the object's prototype, and through

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsDate, IsOptional } from 'class-validator';
 import type { Item } from '../catalog/catalog.entities.js';
 import { toIsoDate } from '../http/datetime.js';
-import { IsDecimal4, IsInt32, IsShortId, IsText } from '../http/validators.js';
+import { IsDecimal4, IsIdentifier, IsInt32, IsShortId, IsText } from '../http/validators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import type { LedgerEntry, Lot } from './inventory.entities.js';
 
@@ -17,9 +17,9 @@ class InventoryWriteDto {
   @IsInt32(1)
   wid: number;
 
-  @ApiPropertyOptional() @IsOptional() @IsText(64) serial?: string;
-  @ApiPropertyOptional() @IsOptional() @IsText(64) serial2?: string;
-  @ApiPropertyOptional() @IsOptional() @IsText(64) rfidTag?: string;
+  @ApiPropertyOptional() @IsOptional() @IsIdentifier(64) serial?: string;
+  @ApiPropertyOptional() @IsOptional() @IsIdentifier(64) serial2?: string;
+  @ApiPropertyOptional() @IsOptional() @IsIdentifier(64) rfidTag?: string;
   @ApiPropertyOptional({ description: 'External reference, e.g. a purchase order number' }) @IsOptional() @IsText(100) reference?: string;
 }
 
@@ -29,7 +29,7 @@ export class ReceiveDto extends InventoryWriteDto {
   units: number;
 
   @ApiProperty() @IsInt32() reasonCode: number;
-  @ApiPropertyOptional({ description: 'Bin/location' }) @IsOptional() @IsText(64) spot?: string;
+  @ApiPropertyOptional({ description: 'Bin/location' }) @IsOptional() @IsIdentifier(64) spot?: string;
   @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
   @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) netWeight?: number;
   @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) grossWeight?: number;
@@ -57,7 +57,7 @@ export class IssueDto extends InventoryWriteDto {
   units: number;
 
   @ApiProperty() @IsInt32() reasonCode: number;
-  @ApiPropertyOptional({ description: 'Bin to issue from' }) @IsOptional() @IsText(64) spot?: string;
+  @ApiPropertyOptional({ description: 'Bin to issue from' }) @IsOptional() @IsIdentifier(64) spot?: string;
   @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
   @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) netWeight?: number;
   @ApiPropertyOptional({ description: 'Destination customer ID' }) @IsOptional() @IsInt32() shipto?: number;
@@ -71,8 +71,8 @@ export class MoveDto extends InventoryWriteDto {
   @IsDecimal4({ greaterThan: 0 })
   units: number;
 
-  @ApiPropertyOptional({ description: 'Source bin' }) @IsOptional() @IsText(64) fromSpot?: string;
-  @ApiPropertyOptional({ description: 'Destination bin (default: the source bin)' }) @IsOptional() @IsText(64) toSpot?: string;
+  @ApiPropertyOptional({ description: 'Source bin' }) @IsOptional() @IsIdentifier(64) fromSpot?: string;
+  @ApiPropertyOptional({ description: 'Destination bin (default: the source bin)' }) @IsOptional() @IsIdentifier(64) toSpot?: string;
   @ApiPropertyOptional({ description: 'Destination warehouse (default: wid)' }) @IsOptional() @IsInt32(1) shipToWid?: number;
   @ApiPropertyOptional() @IsOptional() @IsText(64) transitSlip?: string;
   @ApiPropertyOptional({ description: 'A specific lot to move' }) @IsOptional() @IsInt32(1) recno?: number;

@@ -15,10 +15,13 @@ import { ledgerOf } from './workload.js';
  * DTO rules and breaks them every way a client can (wrong types, missing and
  * extra fields, huge, negative and non-finite numbers, too many decimals,
  * unicode and very long strings, SQL- and script-like strings in every string
- * field, query parameter and path segment, repeated parameters, wrong content
- * types, truncated JSON). Every answer must be below 500, every error in the
- * spec's shape with no stack trace, the service must log no error, and the
- * ledger invariant must hold after.
+ * field, query parameter and path segment, text that is not well-formed (lone
+ * surrogates, control and format characters), full-width look-alikes of
+ * existing shortIDs, leading and trailing spaces, field names in any case and
+ * one field sent in two spellings, repeated parameters, wrong content types,
+ * truncated JSON). Every answer must be below 500, every error in the spec's
+ * shape with no stack trace, no success may carry text that is not
+ * well-formed, the service must log no error, and the ledger invariant must hold after.
  *
  * FUZZ_SEED=<n> replays a run (the seed is printed first); FUZZ_RUNS=<n> sets
  * the requests per endpoint; FUZZ_TRACE=<file> appends every request sent
@@ -30,6 +33,13 @@ const SHORT_IDS = ['FUZZ-1', 'FUZZ-2', 'fuzz-3', 'FUZZ-4', 'FUZZ-5'];
 
 // ---------------------------------------------------------------- values
 
+/** DECISIONS "General": text that is not well-formed, look-alikes and edge spaces, in every string field. */
+const illFormed = [
+  'DUP\uD800', '\uDBFFX', 'X\uDC00', '\uDE00\uD83D', 'FUZZ-1\u200B', '\u200BFUZZ-1', 'FUZZ\u200D-1', '\u202EFUZZ-1', 'FUZZ-1\u200E',
+  '\uFEFFFUZZ-1', 'FU\u00ADZZ-1', 'FUZZ\u0007', '\u0085', '\u2028', 'A\u{E0041}', 'ＦＵＺＺ-1', 'ｆｕｚｚ－２', 'Fuzz-３', 'ＦＵＺＺ-1 ',
+  ' FUZZ-1', 'FUZZ-1\u00A0', '\u3000A', 'A1 ', ' A', 'a\uFE0F'.repeat(64), '\uFDFA'.repeat(4), 'Ä', 'K',
+];
+
 const nasty = [
   "' OR 1=1 --", "'; DROP TABLE item; --", '" OR ""="', '1; SELECT SLEEP(5)', "%' UNION SELECT clientId, secretHash FROM oauth_client --",
   '\\', '\\\\', '%', '%00', '\u0000', '\u0000abc', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '${7*7}', '{{7*7}}',
@@ -37,6 +47,7 @@ const nasty = [
   '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '😀', '\uD800', '\uDFFF', 'ＡＢＣ', 'İ', 'ß', 'Ä', '\u202e',
   '\r\n', '\t', ' ', '', 'null', 'true', '[]', '{}', 'ASC', 'DESC', 'asc; DROP', 'partNo', 'shortID', 'received', 'key', 'alias', 'id',
   '2026-13-45', '2026-02-30T25:61:00Z', '0000-00-00', '9999-12-31T23:59:59.999Z', '1970-01-01', 'yesterday', 'FUZZ-1', 'fuzz-1', 'FUZZ-1 ',
+  ...illFormed,
 ];
 
 const longString = fc.oneof(
@@ -70,13 +81,36 @@ const field = (valid: fc.Arbitrary<unknown>) =>
   fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 5, arbitrary: valid }, { weight: 4, arbitrary: anyValue });
 
 const units = fc.oneof(fc.integer({ min: 1, max: 20 }), fc.constantFrom(0.25, 0.0001, 1.5));
-const validShortId = fc.oneof(fc.constantFrom(...SHORT_IDS), fc.stringMatching(/^[A-Z][A-Z0-9-]{0,20}$/));
+/** Full-width and other-case spellings of the seeded items: the same items (NFKC, case-insensitive). */
+const LOOK_ALIKES = ['ｆｕｚｚ-1', 'ＦＵＺＺ-2', 'Ｆｕｚｚ－３', 'fuzz-4', 'ＦＵＺＺ-５'];
+const validShortId = fc.oneof(fc.constantFrom(...SHORT_IDS), fc.constantFrom(...LOOK_ALIKES), fc.stringMatching(/^[A-Z][A-Z0-9-]{0,20}$/));
 const wid = fc.constantFrom(1, 2, 3, 4);
 /** What a sound write names: an item that exists, a warehouse in the client's scope. */
-const knownItem = fc.constantFrom(...SHORT_IDS);
+const knownItem = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SHORT_IDS) }, { weight: 1, arbitrary: fc.constantFrom(...LOOK_ALIKES) });
 const scopedWid = fc.constantFrom(1, 2);
 const smallInt = fc.integer({ min: 0, max: 10 });
-const text = (max: number) => fc.string({ maxLength: max });
+const text = (max: number) => fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: max }) }, { weight: 1, arbitrary: fc.constantFrom(...illFormed) });
+
+/** A field name as some client spells it (DECISIONS "General": matched case-insensitively). */
+const spelling = (name: string) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant(name) },
+    { weight: 1, arbitrary: fc.constantFrom(name.toUpperCase(), name.toLowerCase(), name.charAt(0).toUpperCase() + name.slice(1)) },
+  );
+
+/** Field names in any case, and now and then one field sent again in another spelling (a validation_error). */
+function respelled(b: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
+  return b.chain((o) => {
+    const keys = Object.keys(o);
+    if (!keys.length) return fc.constant(o);
+    const twice = fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...keys), anyValue) });
+    return fc.tuple(fc.tuple(...keys.map(spelling)), twice).map(([names, again]) => {
+      const entries: Array<[string, unknown]> = names.map((n, i) => [n, o[keys[i]]]);
+      if (again) entries.push([again[0] === again[0].toUpperCase() ? again[0].toLowerCase() : again[0].toUpperCase(), again[1]]);
+      return Object.fromEntries(entries);
+    });
+  });
+}
 
 /**
  * Fields of the request (DTO rules) plus fields no client may set. One body in
@@ -101,7 +135,7 @@ function body(fields: Record<string, fc.Arbitrary<unknown>>, required: Record<st
       return out;
     });
   };
-  return Object.keys(required).length ? fc.oneof({ weight: 2, arbitrary: build(false) }, { weight: 1, arbitrary: build(true) }) : build(false);
+  return respelled(Object.keys(required).length ? fc.oneof({ weight: 2, arbitrary: build(false) }, { weight: 1, arbitrary: build(true) }) : build(false));
 }
 
 // ---------------------------------------------------------------- requests
@@ -291,6 +325,13 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
 
 const ERROR_KEYS = ['details', 'error', 'message', 'statusCode'];
 
+/** No string anywhere in a value holds a control or format character or a lone surrogate: nothing such was ever stored. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !/[\p{Cc}\p{Cf}\p{Cs}]/u.test(value);
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.entries(value).every(([k, v]) => wellFormed(k) && wellFormed(v));
+}
+
 /** What every answer must be: no 5xx, JSON, errors in the spec's shape, no stack trace. */
 function problems(method: string, status: number, contentType: string, text: string): string[] {
   const out: string[] = [];
@@ -310,6 +351,7 @@ function problems(method: string, status: number, contentType: string, text: str
   } catch {
     return [...out, 'body is not JSON'];
   }
+  if (status < 300 && !wellFormed(parsed)) out.push('a success carries text that is not well-formed');
   if (status >= 400 && status !== 429) {
     const e = parsed as Record<string, unknown>;
     if (Object.keys(e).sort().join() !== ERROR_KEYS.join()) out.push(`error keys ${Object.keys(e).join()}`);
