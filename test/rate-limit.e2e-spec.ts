@@ -61,6 +61,10 @@ describe(`rate limit, in process (${testDatabaseKind()})`, () => {
   it('does not limit /health', async () => {
     for (let i = 0; i < LIMIT + 2; i++) expect((await request(t.http).get('/health')).status).toBe(200);
   });
+
+  it('says nothing about Redis in /health when REDIS_URL is not set', async () => {
+    expect((await request(t.http).get('/health')).body).toEqual({ status: 'ok', database: 'up' });
+  });
 });
 
 if (REDIS_URL) describe(`rate limit shared through Redis by two instances (${testDatabaseKind()})`, () => {
@@ -88,5 +92,25 @@ if (REDIS_URL) describe(`rate limit shared through Redis by two instances (${tes
     expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
     const other = await request(b.http).get('/api/v1/__probe/secured/11').set('Authorization', bearer);
     expect(other.status).toBe(429);
+  });
+
+  it('reports Redis up in /health', async () => {
+    expect((await request(a.http).get('/health')).body).toEqual({ status: 'ok', database: 'up', redis: 'up' });
+  });
+
+  it('keeps the counters of another deployment (another database) on the same Redis apart', async () => {
+    const other = await startTestApp({ config: { rateLimitPerMinute: LIMIT, redisUrl: REDIS_URL }, imports: [ProbeModule] });
+    try {
+      const badToken = (instance: TestApp) =>
+        request(instance.http).post('/api/v1/Token').type('form').send({ grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' });
+      // (The first test's POST /Token already counted against this address.)
+      for (let i = 0; i < LIMIT; i++) expect([401, 429]).toContain((await badToken(a)).status);
+      // The address has spent its allowance in this deployment, on both of its instances…
+      expect((await badToken(b)).status).toBe(429);
+      // …and not in the other one.
+      expect((await badToken(other)).status).toBe(401);
+    } finally {
+      await other.close();
+    }
   });
 });
