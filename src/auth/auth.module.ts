@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/config.js';
@@ -9,7 +8,7 @@ import { AUTH_ENTITIES } from './auth.entities.js';
 import { AccessGuard, BearerAuthGuard } from './guards.js';
 import { RedisLink } from '../redis/redis-link.js';
 import { MemoryRateLimitStore, RateLimitGuard, SharedRateLimitStore } from './rate-limit.js';
-import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from './token.controller.js';
+import { ClientBasicGuard, TokenController } from './token.controller.js';
 
 /**
  * POST /Token and the global guards, in this order: identify the caller from
@@ -18,7 +17,6 @@ import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from '
  */
 @Module({
   imports: [
-    PassportModule,
     TypeOrmModule.forFeature(AUTH_ENTITIES),
     ThrottlerModule.forRootAsync({
       inject: [AppConfig, RedisLink],
@@ -31,8 +29,7 @@ import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from '
   controllers: [TokenController],
   providers: [
     AccessService,
-    ClientBasicStrategy,
-    OptionalClientBasicGuard,
+    ClientBasicGuard,
     { provide: APP_GUARD, useClass: BearerAuthGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AccessGuard },
