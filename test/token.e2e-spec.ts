@@ -236,7 +236,7 @@ describe(`bearer tokens: rotation and disabling (${testDatabaseKind()})`, () => 
     expect((await ctx.probe(fresh)).status).toBe(200);
   });
 
-  it('after disabling refuses new tokens at once and old tokens within ACCOUNT_CACHE_SECONDS', async () => {
+  it('after disabling refuses new tokens at once and old tokens within ACCOUNT_CACHE_SECONDS, and enabling revives none', async () => {
     const client = await givenClient(ctx.t, { permissions: [SecurityId.ItemMasterList] });
     expect((await ctx.probe(client.token)).status).toBe(200);
     await ctx.t.app.get(AdminService).setDisabled(client.clientId, true);
@@ -251,7 +251,21 @@ describe(`bearer tokens: rotation and disabling (${testDatabaseKind()})`, () => 
     expect(old.headers['www-authenticate']).toBe('Bearer realm="inventory", error="invalid_token"');
     await ctx.t.app.get(AdminService).setDisabled(client.clientId, false);
     await sleep(1100);
+    const revived = await ctx.probe(client.token);
+    expect(revived.status).toBe(401);
+    expect(revived.body.message).toBe('The access token is invalid.');
+    // New tokens work again.
+    expect((await ctx.probe(await tokenFor(ctx.t, client.clientId, client.clientSecret))).status).toBe(200);
+  });
+
+  it('revokes on disable also where the account was cached as enabled throughout', async () => {
+    const client = await givenClient(ctx.t, { permissions: [SecurityId.ItemMasterList] });
     expect((await ctx.probe(client.token)).status).toBe(200);
+    // Off and on again quicker than the account cache: this instance never saw the client disabled.
+    await ctx.t.app.get(AdminService).setDisabled(client.clientId, true);
+    await ctx.t.app.get(AdminService).setDisabled(client.clientId, false);
+    await sleep(1100);
+    expect((await ctx.probe(client.token)).status).toBe(401);
   });
 });
 

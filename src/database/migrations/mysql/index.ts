@@ -3,5 +3,6 @@ import { Auth1763802000000 } from './1763802000000-Auth.js';
 import { Catalog1763803000000 } from './1763803000000-Catalog.js';
 import { Inventory1763804000000 } from './1763804000000-Inventory.js';
 import { ListCounts1763805000000 } from './1763805000000-ListCounts.js';
+import { TokenGeneration1763806500000 } from './1763806500000-TokenGeneration.js';
 /** MySQL / MariaDB migrations, oldest first. */
-export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [Auth1763802000000, Catalog1763803000000, Inventory1763804000000, ListCounts1763805000000];
+export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [Auth1763802000000, Catalog1763803000000, Inventory1763804000000, ListCounts1763805000000, TokenGeneration1763806500000];
