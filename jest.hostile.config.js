@@ -21,13 +21,13 @@ module.exports = {
       ...base,
       displayName: 'hostile:sqlite',
       setupFiles: ['<rootDir>/test/setup/sqlite.ts'],
-      testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser'].map(spec),
+      testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser', 'concurrent-start'].map(spec),
     },
     {
       ...base,
       displayName: 'hostile:mariadb',
       setupFiles: ['<rootDir>/test/setup/mysql.ts'],
-      testMatch: ['fuzz', 'owasp', 'crash', 'instances', 'db-faults', 'redis-outage'].map(spec),
+      testMatch: ['fuzz', 'owasp', 'crash', 'instances', 'db-faults', 'redis-outage', 'concurrent-start'].map(spec),
     },
   ],
 };
