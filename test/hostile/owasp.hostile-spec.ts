@@ -143,8 +143,6 @@ describe(`API2:2023 Broken Authentication (${testDatabaseKind()})`, () => {
     expect((await probe(`Bearer ${await tokenFor(t, client.clientId, rotated.clientSecret)}`)).status).toBe(200);
   });
 
-  // Basic credentials go through passport's process-wide strategy registry, where the app started
-  // last in this process answers them: so this runs before the describes below start their apps.
   it('answers an unknown client, a wrong secret and a disabled client alike, so accounts cannot be enumerated', async () => {
     const disabled = await givenClient(t);
     await t.app.get(AdminService).setDisabled(disabled.clientId, true);
