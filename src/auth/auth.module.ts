@@ -3,10 +3,10 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/config.js';
+import { RedisLink } from '../redis/redis-link.js';
 import { AccessService } from './access.service.js';
 import { AUTH_ENTITIES } from './auth.entities.js';
 import { AccessGuard, BearerAuthGuard } from './guards.js';
-import { RedisLink } from '../redis/redis-link.js';
 import { MemoryRateLimitStore, RateLimitGuard, SharedRateLimitStore } from './rate-limit.js';
 import { ClientBasicGuard, TokenController } from './token.controller.js';
 
