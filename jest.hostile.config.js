@@ -1,5 +1,5 @@
 // `npm run test:hostile`: fuzzing, the OWASP API Top 10 checks, crash safety,
-// database faults, several instances and the docs page in a real browser. The
+// database faults, several instances, Redis outages and the docs page in a real browser. The
 // service processes these start need MariaDB and Redis; unset URLs default to
 // the local servers, and a server that is not there fails the run (nothing is
 // skipped).
@@ -21,13 +21,13 @@ module.exports = {
       ...base,
       displayName: 'hostile:sqlite',
       setupFiles: ['<rootDir>/test/setup/sqlite.ts'],
-      testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser', 'category-stream'].map(spec),
+      testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser', 'category-stream', 'concurrent-start'].map(spec),
     },
     {
       ...base,
       displayName: 'hostile:mariadb',
       setupFiles: ['<rootDir>/test/setup/mysql.ts'],
-      testMatch: ['fuzz', 'owasp', 'crash', 'instances', 'db-faults', 'category-stream'].map(spec),
+      testMatch: ['fuzz', 'owasp', 'crash', 'instances', 'db-faults', 'category-stream', 'redis-outage', 'concurrent-start'].map(spec),
     },
   ],
 };

@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
 import { HttpModule } from './http/http.module.js';
 import { PaginationModule } from './pagination/pagination.module.js';
+import { RedisModule } from './redis/redis-link.js';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -27,6 +28,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         HttpModule.forRoot(logger),
         DatabaseModule.forRoot(config.database),
+        RedisModule,
         PaginationModule,
         AuthModule,
         AdminModule,

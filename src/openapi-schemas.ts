@@ -62,7 +62,13 @@ export const SCHEMAS = {
     status: { type: 'string', enum: ['moved'] }, units: number,
     lots: { type: 'array', items: object({ recNo: integer, fromRecNo: integer, units: number, wid: integer, spot: string }) },
   }),
-  Health: object({ status: { type: 'string', enum: ['ok'] }, database: { type: 'string', enum: ['up'] } }),
+  Health: {
+    description: '`redis` only when REDIS_URL is set: "down" while Redis fails and each instance counts rate limits in process (still 200)',
+    oneOf: [
+      object({ status: { type: 'string', enum: ['ok'] }, database: { type: 'string', enum: ['up'] } }),
+      object({ status: { type: 'string', enum: ['ok'] }, database: { type: 'string', enum: ['up'] }, redis: { type: 'string', enum: ['up', 'down'] } }),
+    ],
+  },
   Token: object({ access_token: string, token_type: { type: 'string', enum: ['bearer'] }, expires_in: integer }),
   Error: object(
     {

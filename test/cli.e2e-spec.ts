@@ -12,7 +12,8 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
   let t: TestApp;
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
-    t = await startTestApp({ imports: [ProbeModule] });
+    // A short account cache, so that a disable shows in seconds.
+    t = await startTestApp({ imports: [ProbeModule], config: { accountCacheSeconds: 1 } });
   });
   afterAll(() => t.close());
 
@@ -107,6 +108,23 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     const on = cli('client:enable', '--client-id', creds.clientId);
     expect(on.json()).toEqual({ clientId: creds.clientId, disabled: false });
     await tokenFor(t, creds.clientId, creds.clientSecret);
+  });
+
+  it('client:enable does not revive the tokens issued before client:disable', async () => {
+    const creds = cli('client:create', '--name', 'revive', '--group', 'pickers', '--warehouses', '1').json() as { clientId: string; clientSecret: string };
+    const probe = (token: string) => request(t.http).get('/api/v1/__probe/secured/11').set('Authorization', `Bearer ${token}`);
+    const before = await tokenFor(t, creds.clientId, creds.clientSecret);
+    expect((await probe(before)).status).toBe(200);
+    expect(cli('client:disable', '--client-id', creds.clientId).status).toBe(0);
+    await new Promise((r) => setTimeout(r, 1100)); // ACCOUNT_CACHE_SECONDS
+    expect((await probe(before)).status).toBe(401);
+    expect(cli('client:enable', '--client-id', creds.clientId).status).toBe(0);
+    await new Promise((r) => setTimeout(r, 1100));
+    const after = await tokenFor(t, creds.clientId, creds.clientSecret);
+    expect((await probe(after)).status).toBe(200);
+    const old = await probe(before);
+    expect(old.status).toBe(401);
+    expect(old.body).toEqual({ statusCode: 401, error: 'unauthorized', message: 'The access token is invalid.', details: null });
   });
 
   it('client:rotate-secret replaces the secret', async () => {

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { ClientCredentials } from 'simple-oauth2';
 import request from 'supertest';
 import { AdminService } from '../src/auth/admin.service.js';
+import { hashCredential } from '../src/auth/credentials.js';
 import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, testDatabaseKind, type TestApp, type TestAppOptions } from './app.factory.js';
 import { givenClient, tokenFor } from './support/auth.js';
@@ -88,6 +89,39 @@ describe(`POST /Token and bearer tokens (${testDatabaseKind()})`, () => {
     expect(res.body.error).toBe('invalid_client');
     expect(res.headers['www-authenticate']).toBe('Basic realm="inventory"');
   });
+
+  const basic = (userPass: string) =>
+    request(t.http).post(TOKEN).set('Authorization', `Basic ${Buffer.from(userPass).toString('base64')}`).type('form').send({ grant_type: 'client_credentials' });
+
+  it('splits HTTP Basic at the first colon: a secret with anything appended is a wrong secret', async () => {
+    const { clientId, clientSecret } = t.admin!;
+    expect((await basic(`${clientId}:${clientSecret}`)).status).toBe(200);
+    for (const wrong of [`${clientId}:${clientSecret}:anything`, `${clientId}:${clientSecret}:`, `${clientId}:${clientSecret.slice(0, 20)}:${clientSecret.slice(20)}`]) {
+      const res = await basic(wrong);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ statusCode: 401, error: 'invalid_client', message: 'Client authentication failed.', details: null });
+      expect(res.headers['www-authenticate']).toBe('Basic realm="inventory"');
+    }
+  });
+
+  it('accepts a secret that itself holds a colon, sent as is or form-encoded', async () => {
+    const client = await givenClient(t);
+    // Our secrets are base64url; one with a colon can only be planted directly.
+    await t.dataSource.query('UPDATE integration_client SET secretHash = ? WHERE clientId = ?', [hashCredential('ab:cd:ef'), client.clientId]);
+    expect((await basic(`${client.clientId}:ab:cd:ef`)).status).toBe(200);
+    expect((await basic(`${client.clientId}:ab%3Acd%3Aef`)).status).toBe(200);
+    expect((await basic(`${client.clientId}:ab:cd`)).status).toBe(401);
+    expect((await basic(`${client.clientId}:ab`)).status).toBe(401);
+  });
+
+  it.each(['Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':secret').toString('base64')}`])(
+    'answers a malformed Basic header %j with 401 invalid_client',
+    async (header) => {
+      const res = await request(t.http).post(TOKEN).set('Authorization', header).type('form').send({ grant_type: 'client_credentials' });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    },
+  );
 
   it.each([
     [{ client_id: 'x', client_secret: 'y' }, 'grant_type is required.'],
@@ -202,7 +236,7 @@ describe(`bearer tokens: rotation and disabling (${testDatabaseKind()})`, () => 
     expect((await ctx.probe(fresh)).status).toBe(200);
   });
 
-  it('after disabling refuses new tokens at once and old tokens within ACCOUNT_CACHE_SECONDS', async () => {
+  it('after disabling refuses new tokens at once and old tokens within ACCOUNT_CACHE_SECONDS, and enabling revives none', async () => {
     const client = await givenClient(ctx.t, { permissions: [SecurityId.ItemMasterList] });
     expect((await ctx.probe(client.token)).status).toBe(200);
     await ctx.t.app.get(AdminService).setDisabled(client.clientId, true);
@@ -217,7 +251,21 @@ describe(`bearer tokens: rotation and disabling (${testDatabaseKind()})`, () => 
     expect(old.headers['www-authenticate']).toBe('Bearer realm="inventory", error="invalid_token"');
     await ctx.t.app.get(AdminService).setDisabled(client.clientId, false);
     await sleep(1100);
+    const revived = await ctx.probe(client.token);
+    expect(revived.status).toBe(401);
+    expect(revived.body.message).toBe('The access token is invalid.');
+    // New tokens work again.
+    expect((await ctx.probe(await tokenFor(ctx.t, client.clientId, client.clientSecret))).status).toBe(200);
+  });
+
+  it('revokes on disable also where the account was cached as enabled throughout', async () => {
+    const client = await givenClient(ctx.t, { permissions: [SecurityId.ItemMasterList] });
     expect((await ctx.probe(client.token)).status).toBe(200);
+    // Off and on again quicker than the account cache: this instance never saw the client disabled.
+    await ctx.t.app.get(AdminService).setDisabled(client.clientId, true);
+    await ctx.t.app.get(AdminService).setDisabled(client.clientId, false);
+    await sleep(1100);
+    expect((await ctx.probe(client.token)).status).toBe(401);
   });
 });
 

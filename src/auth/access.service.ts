@@ -46,18 +46,30 @@ export interface TokenResponse {
   expires_in: number;
 }
 
+/** A token as cached: whose it is, until when, and under which of the client's token generations it was issued. */
+interface TokenRecord {
+  clientId: string;
+  expires: number;
+  generation: number;
+}
+
+/** Account state as cached; `tokenGeneration` is the oldest generation of tokens that still work. */
+type Account = { caller: Caller; tokenGeneration: number } | 'disabled';
+
 /**
  * Issues access tokens and resolves a bearer token to its `Caller`.
  *
  * Token records never change, so they are cached until they expire. Account
- * state (disabled, read-only, permissions, warehouses) is cached for at most
- * ACCOUNT_CACHE_SECONDS, which bounds how long a disabled account's tokens keep
- * working. Rotating a secret touches neither: tokens issued before keep working.
+ * state (disabled, read-only, permissions, warehouses, token generation) is
+ * cached for at most ACCOUNT_CACHE_SECONDS, which bounds how long a disabled
+ * account's tokens keep working. Disabling moves the token generation on, so
+ * tokens issued before it stay refused once the account is enabled again.
+ * Rotating a secret touches neither: tokens issued before keep working.
  */
 @Injectable()
 export class AccessService {
-  private readonly tokens: TtlCache<string, { clientId: string; expires: number }>;
-  private readonly accounts: TtlCache<string, Caller | 'disabled'>;
+  private readonly tokens: TtlCache<string, TokenRecord>;
+  private readonly accounts: TtlCache<string, Account>;
 
   constructor(
     private readonly config: AppConfig,
@@ -94,14 +106,15 @@ export class AccessService {
       if (clientId === undefined || secret === undefined) throw new InvalidTokenRequest('client_id and client_secret are required.');
       client = await this.verifyClient(clientId, secret, false);
     }
-    return this.issue(client.clientId);
+    return this.issue(client);
   }
 
-  private async issue(clientId: string): Promise<TokenResponse> {
+  /** A token of the client's current generation: a disable that commits meanwhile revokes it too. */
+  private async issue({ clientId, tokenGeneration }: IntegrationClient): Promise<TokenResponse> {
     const token = newAccessToken();
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.tokenTtlSeconds * 1000);
-    await this.tokenRepo.insert({ tokenHash: hashCredential(token), clientId, issued: now, expires });
+    await this.tokenRepo.insert({ tokenHash: hashCredential(token), clientId, issued: now, expires, generation: tokenGeneration });
     // Keeps the table to the tokens that can still be used.
     await this.tokenRepo.delete({ clientId, expires: LessThan(now) });
     return { access_token: token, token_type: 'bearer', expires_in: this.config.tokenTtlSeconds };
@@ -115,25 +128,28 @@ export class AccessService {
     if (!record) {
       const row = await this.tokenRepo.findOneBy({ tokenHash });
       if (!row) return 'invalid';
-      record = { clientId: row.clientId, expires: row.expires.getTime() };
+      record = { clientId: row.clientId, expires: row.expires.getTime(), generation: row.generation };
       this.tokens.set(tokenHash, record, record.expires - Date.now());
     }
     if (record.expires <= Date.now()) return 'expired';
     const account = await this.account(record.clientId);
-    return account === 'disabled' ? 'invalid' : account;
+    // Generations only grow: a token older than the account's was revoked by a disable.
+    if (account === 'disabled' || record.generation < account.tokenGeneration) return 'invalid';
+    return account.caller;
   }
 
-  private async account(clientId: string): Promise<Caller | 'disabled'> {
+  private async account(clientId: string): Promise<Account> {
     const cached = this.accounts.get(clientId);
     if (cached) return cached;
     const client = await this.clientRepo.findOneBy({ clientId });
-    let account: Caller | 'disabled' = 'disabled';
+    let account: Account = 'disabled';
     if (client && !client.disabled) {
       const [group, scope] = await Promise.all([
         this.groupRepo.findOneByOrFail({ id: client.groupId }),
         this.scopeRepo.find({ where: { clientId }, order: { wID: 'ASC' } }),
       ]);
-      account = new Caller(client.clientId, client.name, new Set(group.permissions), scope.map((s) => s.wID), client.readOnly);
+      const caller = new Caller(client.clientId, client.name, new Set(group.permissions), scope.map((s) => s.wID), client.readOnly);
+      account = { caller, tokenGeneration: client.tokenGeneration };
     }
     this.accounts.set(clientId, account);
     return account;

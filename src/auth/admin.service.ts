@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { caseKey } from '../database/case-key.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { ClientWarehouse, IntegrationClient, PermissionGroup, Warehouse } from './auth.entities.js';
+import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup, Warehouse } from './auth.entities.js';
 import { hashCredential, newClientId, newSecret } from './credentials.js';
 import { ALL_SECURITY_IDS, isSecurityId, type SecurityId } from './security-id.js';
 
@@ -62,9 +62,18 @@ export class AdminService {
     });
   }
 
+  /**
+   * Disabling also revokes every token issued so far (DECISIONS
+   * "Authentication"): the client's token generation moves on, and its tokens
+   * are deleted, so that enabling it again revives none of them.
+   */
   async setDisabled(clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean }> {
-    const result = await this.dataSource.getRepository(IntegrationClient).update({ clientId }, { disabled, modified: new Date() });
-    if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
+    await this.dataSource.transaction(async (m) => {
+      const change = disabled ? { disabled, tokenGeneration: () => 'tokenGeneration + 1', modified: new Date() } : { disabled, modified: new Date() };
+      const result = await m.update(IntegrationClient, { clientId }, change);
+      if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
+      if (disabled) await m.delete(AccessToken, { clientId });
+    });
     return { clientId, disabled };
   }
 
@@ -120,6 +129,7 @@ export class AdminService {
       secretRotated: null,
       readOnly,
       disabled: false,
+      tokenGeneration: 0,
       created: now,
       modified: now,
     });

@@ -72,6 +72,10 @@ export class IntegrationClient {
   @Column({ type: 'boolean', default: false })
   disabled: boolean;
 
+  /** Moved on by every disable: tokens issued under an older generation never work again. */
+  @Column({ type: 'int', default: 0 })
+  tokenGeneration: number;
+
   @Column({ type: 'datetime' })
   created: Date;
 
@@ -103,6 +107,10 @@ export class AccessToken {
 
   @Column({ type: 'datetime' })
   expires: Date;
+
+  /** The client's token generation when the token was issued. */
+  @Column({ type: 'int', default: 0 })
+  generation: number;
 }
 
 export const AUTH_ENTITIES = [Warehouse, PermissionGroup, IntegrationClient, ClientWarehouse, AccessToken];

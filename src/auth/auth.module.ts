@@ -4,10 +4,11 @@ import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/config.js';
+import { RedisLink } from '../redis/redis-link.js';
 import { AccessService } from './access.service.js';
 import { AUTH_ENTITIES } from './auth.entities.js';
 import { AccessGuard, BearerAuthGuard } from './guards.js';
-import { MemoryRateLimitStore, RateLimitGuard, RedisRateLimitStore } from './rate-limit.js';
+import { MemoryRateLimitStore, RateLimitGuard, SharedRateLimitStore } from './rate-limit.js';
 import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from './token.controller.js';
 
 /**
@@ -20,10 +21,10 @@ import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from '
     PassportModule,
     TypeOrmModule.forFeature(AUTH_ENTITIES),
     ThrottlerModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
+      inject: [AppConfig, RedisLink],
+      useFactory: (config: AppConfig, redis: RedisLink) => ({
         throttlers: [{ name: 'default', ttl: 60_000, limit: config.rateLimitPerMinute }],
-        storage: config.redisUrl ? RedisRateLimitStore.connect(config.redisUrl) : new MemoryRateLimitStore(),
+        storage: config.redisUrl ? new SharedRateLimitStore(redis, config.redisKeyPrefix) : new MemoryRateLimitStore(),
       }),
     }),
   ],

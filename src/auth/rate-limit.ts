@@ -1,7 +1,7 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerRequest, type ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { Redis } from 'ioredis';
+import type { RedisLink } from '../redis/redis-link.js';
 
 /** The 429 of DECISIONS "Rate limit": a body with only `message`, and `Retry-After`. */
 export class RateLimitExceeded extends Error {
@@ -48,21 +48,25 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) ttl = tonumber(ARGV[1]) end
 return {hits, ttl}`;
 
-/** Fixed one-window counters in Redis (REDIS_URL), shared by every instance. */
-export class RedisRateLimitStore implements ThrottlerStorage, OnApplicationShutdown {
-  constructor(private readonly redis: Redis) {}
+/**
+ * Fixed one-window counters in Redis (REDIS_URL), shared by every instance of
+ * the deployment (keys start with REDIS_KEY_PREFIX). While Redis is down or
+ * slow, this instance counts in process with the same limit (DECISIONS "Rate
+ * limit"), and goes back to the shared count once Redis answers again.
+ */
+export class SharedRateLimitStore implements ThrottlerStorage {
+  private readonly fallback = new MemoryRateLimitStore();
 
-  static connect(url: string): RedisRateLimitStore {
-    return new RedisRateLimitStore(new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }));
-  }
+  constructor(
+    private readonly redis: RedisLink,
+    private readonly keyPrefix: string,
+  ) {}
 
   async increment(key: string, ttlMs: number, limit: number): Promise<WindowCount> {
-    const [hits, pttl] = (await this.redis.eval(INCREMENT, 1, `inventory:rl:${key}`, String(ttlMs))) as [number, number];
+    const shared = await this.redis.attempt((r) => r.eval(INCREMENT, 1, `${this.keyPrefix}:rl:${key}`, String(ttlMs)) as Promise<[number, number]>);
+    if (!shared) return this.fallback.increment(key, ttlMs, limit);
+    const [hits, pttl] = shared.value;
     return count(hits, pttl, limit);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
   }
 }
 

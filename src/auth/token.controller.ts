@@ -8,16 +8,36 @@ import { AccessService, InvalidClient, type TokenResponse } from './access.servi
 import type { IntegrationClient } from './auth.entities.js';
 import { Public } from './guards.js';
 
-/** HTTP Basic client authentication for POST /Token (RFC 6749 §2.3.1: id and secret form-encoded, then Basic). */
+/**
+ * HTTP Basic client authentication for POST /Token (RFC 6749 §2.3.1: id and
+ * secret form-encoded, then joined by a colon). passport-http reads the
+ * scheme and answers a malformed or empty header; it splits the credentials at
+ * every colon, though, so the id and secret are taken from the header again
+ * here, split at the first colon (RFC 7617, DECISIONS "Authentication"): a
+ * secret with anything appended is a wrong secret, and a secret holding a
+ * colon still works.
+ */
 @Injectable()
 export class ClientBasicStrategy extends PassportStrategy(BasicStrategy, 'client-basic') {
   constructor(private readonly access: AccessService) {
-    super();
+    super({ passReqToCallback: true });
   }
 
-  validate(username: string, password: string): Promise<IntegrationClient> {
-    return this.access.verifyClient(formDecode(username), formDecode(password), true);
+  validate(req: Request, _username: string, _password: string): Promise<IntegrationClient> {
+    const credentials = basicCredentials(req.headers.authorization ?? '');
+    if (!credentials) throw new InvalidClient(true);
+    return this.access.verifyClient(credentials.clientId, credentials.secret, true);
   }
+}
+
+/** The id and secret of a Basic header, or null when it is malformed or either part is empty. */
+export function basicCredentials(header: string): { clientId: string; secret: string } | null {
+  const match = /^Basic +([A-Za-z0-9+/_-]+={0,2}) *$/i.exec(header);
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1 || colon === decoded.length - 1) return null;
+  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
 }
 
 function formDecode(value: string): string {

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, parseDatabaseUrl } from './config.js';
+import { resolve } from 'node:path';
+import { ConfigError, defaultRedisKeyPrefix, loadConfig, parseDatabaseUrl } from './config.js';
 
 const failure = (env: Record<string, string>) => {
   try {
@@ -18,6 +19,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 100,
       accountCacheSeconds: 60,
       redisUrl: null,
+      redisKeyPrefix: `inventory:sqlite:${resolve('data/inventory.sqlite')}`,
       logLevel: 'info',
     });
   });
@@ -30,6 +32,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_MINUTE: '5',
       ACCOUNT_CACHE_SECONDS: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'erp-eu:inventory',
       LOG_LEVEL: 'WARN',
     });
     expect(config).toMatchObject({
@@ -39,6 +42,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 5,
       accountCacheSeconds: 0,
       redisUrl: 'redis://127.0.0.1:6379',
+      redisKeyPrefix: 'erp-eu:inventory',
       logLevel: 'warn',
     });
   });
@@ -55,6 +59,8 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_PER_MINUTE', '1.5'],
     ['ACCOUNT_CACHE_SECONDS', 'soon'],
     ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_KEY_PREFIX', 'two words'],
+    ['REDIS_KEY_PREFIX', 'x'.repeat(201)],
     ['LOG_LEVEL', 'loud'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
@@ -65,6 +71,32 @@ describe('loadConfig', () => {
 
   it('does not echo a password from a malformed DATABASE_URL at length', () => {
     expect(failure({ DATABASE_URL: `nonsense${'x'.repeat(100)}hunter2` }).message).not.toContain('hunter2');
+  });
+});
+
+describe('the default REDIS_KEY_PREFIX', () => {
+  const prefix = (url: string) => defaultRedisKeyPrefix(parseDatabaseUrl(url));
+
+  it("is the database's host, port and name, never its user or password", () => {
+    expect(prefix('mysql://inv:s3cret@DB.local:3307/inventory')).toBe('inventory:mysql:db.local:3307/inventory');
+    expect(prefix('mariadb://root@127.0.0.1/inventory')).toBe('inventory:mysql:127.0.0.1:3306/inventory');
+  });
+
+  it('is the same for every instance of one deployment and differs between deployments', () => {
+    expect(prefix('mysql://a:x@db:3306/inventory')).toBe(prefix('mysql://b:y@db:3306/inventory'));
+    expect(prefix('mysql://root@db:3306/inventory')).not.toBe(prefix('mysql://root@db:3306/inventory_staging'));
+    expect(prefix('mysql://root@db:3306/inventory')).not.toBe(prefix('mysql://root@db2:3306/inventory'));
+    expect(prefix('mysql://root@db:3306/inventory')).not.toBe(prefix('mysql://root@db:3307/inventory'));
+  });
+
+  it("is a SQLite file's absolute path", () => {
+    expect(prefix('sqlite:data/x.sqlite')).toBe(`inventory:sqlite:${resolve('data/x.sqlite')}`);
+    expect(prefix('sqlite:data/x.sqlite')).not.toBe(prefix('sqlite:data/y.sqlite'));
+  });
+
+  it('gives way to REDIS_KEY_PREFIX', () => {
+    expect(loadConfig({ DATABASE_URL: 'mysql://root@db/inventory' }).redisKeyPrefix).toBe('inventory:mysql:db:3306/inventory');
+    expect(loadConfig({ DATABASE_URL: 'mysql://root@db/inventory', REDIS_KEY_PREFIX: 'blue' }).redisKeyPrefix).toBe('blue');
   });
 });
 

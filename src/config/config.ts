@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /**
  * Configuration from the environment (DECISIONS "Operating it"), checked once at
@@ -29,6 +30,8 @@ export class AppConfig {
   readonly rateLimitPerMinute: number;
   readonly accountCacheSeconds: number;
   readonly redisUrl: string | null;
+  /** Starts every Redis key, so that deployments sharing one Redis never share counters. */
+  readonly redisKeyPrefix: string;
   readonly logLevel: LogLevel;
 
   constructor(values: AppConfig) {
@@ -39,13 +42,15 @@ export class AppConfig {
 type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): AppConfig {
+  const database = parseDatabaseUrl(read(env, 'DATABASE_URL') ?? 'sqlite:data/inventory.sqlite');
   return new AppConfig({
     port: integer(env, 'PORT', 3000, 0, 65535),
-    database: parseDatabaseUrl(read(env, 'DATABASE_URL') ?? 'sqlite:data/inventory.sqlite'),
+    database,
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 14400, 1, 31_536_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 10_000_000),
     accountCacheSeconds: integer(env, 'ACCOUNT_CACHE_SECONDS', 60, 0, 86_400),
     redisUrl: redisUrl(env),
+    redisKeyPrefix: redisKeyPrefix(env, database),
     logLevel: logLevel(env),
   });
 }
@@ -98,6 +103,26 @@ function redisUrl(env: Env): string | null {
   const raw = read(env, 'REDIS_URL');
   if (raw === undefined) return null;
   if (!/^rediss?:\/\/[^/]/.test(raw)) throw new ConfigError('REDIS_URL', 'must be redis://host:port or rediss://host:port');
+  return raw;
+}
+
+/**
+ * REDIS_KEY_PREFIX, or one derived from the database (DECISIONS "Rate limit"):
+ * its host, port and name, or the SQLite file's absolute path. Instances of one
+ * deployment name the same database and so share counters; another deployment
+ * on the same Redis has another database and so counters of its own. Never the
+ * user or password.
+ */
+export function defaultRedisKeyPrefix(database: DatabaseTarget): string {
+  if (database.type === 'sqlite') return `inventory:sqlite:${resolve(database.file)}`;
+  const url = new URL(database.url);
+  return `inventory:mysql:${url.hostname.toLowerCase()}:${url.port || '3306'}/${database.database}`;
+}
+
+function redisKeyPrefix(env: Env, database: DatabaseTarget): string {
+  const raw = read(env, 'REDIS_KEY_PREFIX');
+  if (raw === undefined) return defaultRedisKeyPrefix(database);
+  if (!/^[\x21-\x7e]{1,200}$/.test(raw)) throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1 to 200 printable ASCII characters without spaces');
   return raw;
 }
 

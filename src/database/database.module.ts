@@ -1,7 +1,9 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import type { DatabaseTarget } from '../config/config.js';
 import { dataSourceOptions } from './data-source.js';
+import { runMigrations } from './run-migrations.js';
 import { TransactionRunner } from './transactions.js';
 
 /** The service's data source (pending migrations are applied when it connects) and the transaction runner. */
@@ -12,11 +14,19 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions(db),
-          migrationsRun: true,
-          retryAttempts: 2,
-          retryDelay: 1000,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(db), retryAttempts: 2, retryDelay: 1000 }),
+          // Connects, then applies pending migrations one runner at a time (never TypeORM's migrationsRun, which races).
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            try {
+              await runMigrations(dataSource);
+            } catch (error) {
+              await dataSource.destroy().catch(() => undefined);
+              throw error;
+            }
+            return dataSource;
+          },
         }),
       ],
       providers: [TransactionRunner],

@@ -4,6 +4,7 @@ import { ApiAnswer, ref } from '../openapi-schemas.js';
 import { DataSource } from 'typeorm';
 import { Unmetered } from '../auth/guards.js';
 import { DatabaseUnavailable } from '../database/errors.js';
+import { RedisLink, type RedisStatus } from '../redis/redis-link.js';
 
 const PING_TIMEOUT_MS = 2000;
 
@@ -11,14 +12,17 @@ const PING_TIMEOUT_MS = 2000;
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly redis: RedisLink,
+  ) {}
 
   @Get()
   @Unmetered()
   @ApiOperation({ summary: 'Liveness and database check: 200 when the database answers, else 503' })
   @ApiAnswer(HttpStatus.OK, ref('Health'))
   @ApiResponse({ status: HttpStatus.SERVICE_UNAVAILABLE, description: 'The database is not answering', schema: ref('Error') })
-  async check(): Promise<{ status: 'ok'; database: 'up' }> {
+  async check(): Promise<{ status: 'ok'; database: 'up'; redis?: RedisStatus }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new DatabaseUnavailable()), PING_TIMEOUT_MS);
@@ -30,6 +34,8 @@ export class HealthController {
     } finally {
       clearTimeout(timer);
     }
-    return { status: 'ok', database: 'up' };
+    // Redis down is reported, not failed: the service serves on without it (DECISIONS "Rate limit").
+    const redis = this.redis.status;
+    return redis ? { status: 'ok', database: 'up', redis } : { status: 'ok', database: 'up' };
   }
 }

@@ -4,5 +4,13 @@ import { Catalog1763803000000 } from './1763803000000-Catalog.js';
 import { Inventory1763804000000 } from './1763804000000-Inventory.js';
 import { ListCounts1763805000000 } from './1763805000000-ListCounts.js';
 import { NfkcKeys1763806000000 } from './1763806000000-NfkcKeys.js';
+import { TokenGeneration1763806500000 } from './1763806500000-TokenGeneration.js';
 /** SQLite migrations, oldest first. */
-export const SQLITE_MIGRATIONS: Array<new () => MigrationInterface> = [Auth1763802000000, Catalog1763803000000, Inventory1763804000000, ListCounts1763805000000, NfkcKeys1763806000000];
+export const SQLITE_MIGRATIONS: Array<new () => MigrationInterface> = [
+  Auth1763802000000,
+  Catalog1763803000000,
+  Inventory1763804000000,
+  ListCounts1763805000000,
+  NfkcKeys1763806000000,
+  TokenGeneration1763806500000,
+];
