@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
 import { AdminModule } from './auth/admin.module.js';
 import { AdminInputError, AdminService } from './auth/admin.service.js';
 import { ItemsService } from './catalog/items.service.js';
@@ -10,6 +11,7 @@ import { AppConfig, ConfigError, loadConfig, loadDotEnv } from './config/config.
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DomainError } from './http/errors.js';
+import { checkLedger } from './inventory/ledger-check.js';
 
 /**
  * Admin CLI: `npm run --silent cli -- <command> [flags]`. The same modules as
@@ -27,10 +29,19 @@ type Flags = Record<string, { type: 'string' | 'boolean' }>;
 interface Services {
   admin: AdminService;
   items: ItemsService;
+  dataSource: DataSource;
 }
 const str = { type: 'string' } as const;
 
-const COMMANDS: Record<string, { flags: Flags; required: string[]; run: (services: Services, v: Record<string, string | boolean>) => Promise<object> }> = {
+interface Command {
+  flags: Flags;
+  required: string[];
+  run: (services: Services, v: Record<string, string | boolean>) => Promise<object>;
+  /** The exit status for a result that was printed (default 0). */
+  status?: (result: object) => number;
+}
+
+const COMMANDS: Record<string, Command> = {
   'warehouse:create': {
     flags: { id: str, name: str },
     required: ['id', 'name'],
@@ -46,6 +57,7 @@ const COMMANDS: Record<string, { flags: Flags; required: string[]; run: (service
     required: ['name', 'group', 'warehouses'],
     run: ({ admin: a }, v) => a.createClient({ name: String(v.name), group: String(v.group), warehouses: String(v.warehouses), readOnly: v['read-only'] === true }),
   },
+  'client:list': { flags: {}, required: [], run: ({ admin: a }) => a.listClients() },
   'client:disable': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), true) },
   'client:enable': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), false) },
   'client:rotate-secret': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.rotateSecret(String(v['client-id'])) },
@@ -54,16 +66,20 @@ const COMMANDS: Record<string, { flags: Flags; required: string[]; run: (service
     required: ['short-id', 'alias'],
     run: ({ items }, v) => items.createAlias(String(v['short-id']), String(v.alias)),
   },
+  // The stock invariant on DATABASE_URL (see ledger-check.ts); exit 1 on any mismatch.
+  'ledger:check': { flags: {}, required: [], run: ({ dataSource }) => checkLedger(dataSource), status: (report) => ((report as { ok: boolean }).ok ? 0 : 1) },
 };
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]
   warehouse:create --id 2 --name "North"
   group:create --name pickers --permissions 11,15,88
   client:create --name erp --group pickers --warehouses 1,2 [--read-only]
+  client:list
   client:disable --client-id X
   client:enable --client-id X
   client:rotate-secret --client-id X
-  alias:create --short-id ABC-1 --alias CUST-9`;
+  alias:create --short-id ABC-1 --alias CUST-9
+  ledger:check`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -93,9 +109,9 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
-    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService) }, values);
+    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService), dataSource: app.get(DataSource) }, values);
     process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    return command.status?.(result) ?? 0;
   } finally {
     await app.close();
   }

@@ -138,6 +138,29 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     await tokenFor(t, creds.clientId, rotated.clientSecret);
   });
 
+  it('client:list lists every client with its group, SecurityIDs, warehouses and state, never a secret', async () => {
+    const created = cli('client:create', '--name', 'lister', '--group', 'pickers', '--warehouses', '2,1', '--read-only').json() as { clientId: string; clientSecret: string };
+    expect(cli('client:disable', '--client-id', created.clientId).status).toBe(0);
+    const r = cli('client:list');
+    expect(r.status).toBe(0);
+    const { clients } = r.json() as { clients: Array<Record<string, unknown>> };
+    expect(clients.map((c) => c.name)).toEqual(expect.arrayContaining(['admin', 'erp', 'lister']));
+    const listed = clients.find((c) => c.clientId === created.clientId);
+    expect(listed).toEqual({
+      clientId: created.clientId,
+      name: 'lister',
+      group: 'pickers',
+      permissions: [11, 15, 88],
+      warehouses: [1, 2],
+      readOnly: true,
+      disabled: true,
+      created: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      secretRotated: null,
+    });
+    expect(r.stdout).not.toContain(created.clientSecret);
+    expect(r.stdout).not.toMatch(/secret"?:/i);
+  });
+
   it('client commands refuse an unknown client id', async () => {
     for (const command of ['client:disable', 'client:enable', 'client:rotate-secret']) {
       await expectRefused([command, '--client-id', 'c_nobody'], /unknown client "c_nobody"/);

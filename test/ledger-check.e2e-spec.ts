@@ -4,7 +4,7 @@ import { givenClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
 import { givenStock, issue, move } from './support/inventory.js';
 
-describe(`npm run check:ledger (${testDatabaseKind()})`, () => {
+describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`, () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -18,7 +18,7 @@ describe(`npm run check:ledger (${testDatabaseKind()})`, () => {
   afterAll(() => t.close());
 
   const check = () => {
-    const r = spawnSync(process.execPath, ['dist/src/inventory/check-ledger.js'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['dist/src/cli.js', 'ledger:check'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
     return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>>; countMismatches: Array<Record<string, unknown>> } };
   };
 

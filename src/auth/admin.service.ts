@@ -14,6 +14,19 @@ export interface ClientCredentials {
   clientSecret: string;
 }
 
+/** A client as `client:list` shows it: everything but its secret. */
+export interface ClientSummary {
+  clientId: string;
+  name: string;
+  group: string;
+  permissions: SecurityId[];
+  warehouses: number[];
+  readOnly: boolean;
+  disabled: boolean;
+  created: string;
+  secretRotated: string | null;
+}
+
 export interface BootstrapCredentials extends ClientCredentials {
   group: string;
   warehouses: number[];
@@ -75,6 +88,31 @@ export class AdminService {
       if (disabled) await m.delete(AccessToken, { clientId });
     });
     return { clientId, disabled };
+  }
+
+  /** Every client, oldest first, with its group and warehouses; secrets are never shown (only their hashes are stored). */
+  async listClients(): Promise<{ clients: ClientSummary[] }> {
+    const [clients, groups, scopes] = await Promise.all([
+      this.dataSource.getRepository(IntegrationClient).find({ order: { created: 'ASC', clientId: 'ASC' } }),
+      this.dataSource.getRepository(PermissionGroup).find(),
+      this.dataSource.getRepository(ClientWarehouse).find({ order: { wID: 'ASC' } }),
+    ]);
+    const groupOf = new Map(groups.map((g) => [g.id, g]));
+    const warehousesOf = new Map<string, number[]>();
+    for (const s of scopes) warehousesOf.set(s.clientId, [...(warehousesOf.get(s.clientId) ?? []), s.wID]);
+    return {
+      clients: clients.map((c) => ({
+        clientId: c.clientId,
+        name: c.name,
+        group: groupOf.get(c.groupId)?.name ?? '',
+        permissions: groupOf.get(c.groupId)?.permissions ?? [],
+        warehouses: warehousesOf.get(c.clientId) ?? [],
+        readOnly: c.readOnly,
+        disabled: c.disabled,
+        created: c.created.toISOString(),
+        secretRotated: c.secretRotated?.toISOString() ?? null,
+      })),
+    };
   }
 
   /** A new secret; the old one stops working at once, tokens issued with it keep working until they expire. */
