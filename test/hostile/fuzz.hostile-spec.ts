@@ -333,7 +333,7 @@ function wellFormed(value: unknown): boolean {
 }
 
 /** What every answer must be: no 5xx, JSON, errors in the spec's shape, no stack trace. */
-function problems(method: string, status: number, contentType: string, text: string): string[] {
+function problems(method: string, status: number, contentType: string, text: string, data = true): string[] {
   const out: string[] = [];
   if (status >= 500) out.push(`status ${status}`);
   if (/\n\s+at |node_modules|\.ts:\d+|\bError: /.test(text)) out.push('looks like a stack trace');
@@ -351,7 +351,8 @@ function problems(method: string, status: number, contentType: string, text: str
   } catch {
     return [...out, 'body is not JSON'];
   }
-  if (status < 300 && !wellFormed(parsed)) out.push('a success carries text that is not well-formed');
+  // The OpenAPI document is prose (its descriptions hold line breaks), not stored data.
+  if (data && status < 300 && !wellFormed(parsed)) out.push('a success carries text that is not well-formed');
   if (status >= 400 && status !== 429) {
     const e = parsed as Record<string, unknown>;
     if (Object.keys(e).sort().join() !== ERROR_KEYS.join()) out.push(`error keys ${Object.keys(e).join()}`);
@@ -402,6 +403,12 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
     it(`${endpoint.name}: no 5xx, every error in the spec's shape`, async () => {
       const seen = { sent: 0, ok: 0, statuses: new Set<number>() };
       tally.set(endpoint.name, seen);
+      // The Item routes before may have discontinued a known item (a look-alike in DELETE's path folds to
+      // its key): every endpoint starts with them active, so that sound Receives can still succeed.
+      for (const shortID of SHORT_IDS) {
+        const put = await fetch(`${base}/api/v1/Item`, { method: 'PUT', headers: { Authorization: client.bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ shortID, discontinued: false }) });
+        if (put.status !== 200) throw new Error(`reactivating ${shortID}: ${put.status} ${await put.text()}`);
+      }
       const run = await fc.check(
         fc.asyncProperty(endpoint.request, async (req) => {
           const res = await fetch(`${base}${req.path}`, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' });
@@ -410,7 +417,7 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
           seen.sent++;
           seen.statuses.add(res.status);
           if (res.status < 300) seen.ok++;
-          const found = problems(req.method, res.status, res.headers.get('content-type') ?? '', text);
+          const found = problems(req.method, res.status, res.headers.get('content-type') ?? '', text, !req.path.startsWith('/api/v1/openapi.json'));
           if (found.length) throw new Error(`${found.join('; ')}: ${res.status} ${text.slice(0, 500)}\nservice log: ${service!.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(-3).join('\n').slice(0, 3000)}`);
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
