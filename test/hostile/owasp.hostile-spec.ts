@@ -227,7 +227,7 @@ describe(`API3:2023 Broken Object Property Level Authorization (${testDatabaseKi
     const res = await post(t, admin.bearer, 'Inventory/Receive', {
       itemID: f.shortID, units: 3, wid: 1, reasonCode: 1,
       recNo: 1, shipped: '2001-01-01T00:00:00.000Z', active: false, received: '2001-01-01T00:00:00.000Z',
-      partNo: FORGED.partNo, shortID: 'OTHER', description: 'forged', wID: 2, warehouse: 'Elsewhere', associate: 'mallory', jobName: 'forged',
+      partNo: FORGED.partNo, shortID: 'OTHER', description: 'forged', warehouse: 'Elsewhere', associate: 'mallory', jobName: 'forged',
     });
     expect(res.status).toBe(201);
     expect(res.body.recNo).not.toBe(1);
@@ -236,6 +236,12 @@ describe(`API3:2023 Broken Object Property Level Authorization (${testDatabaseKi
     });
     expect(Date.parse(res.body.lot.received)).toBeGreaterThanOrEqual(started);
     expect((await lotsOf(t, admin.bearer, f.shortID, 1)).find((l) => l.recNo === res.body.recNo)).toEqual(res.body.lot);
+    // The Lot's own spelling `wID` is the body's `wid` (field names match in any case): sent beside it, the request is refused whole.
+    const lots = (await lotsOf(t, admin.bearer, f.shortID)).length;
+    const twice = await post(t, admin.bearer, 'Inventory/Receive', { itemID: f.shortID, units: 3, wid: 1, wID: 2, reasonCode: 1 });
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({ error: 'validation_error', details: { wid: [expect.stringMatching(/more than once/)] } });
+    expect((await lotsOf(t, admin.bearer, f.shortID)).length).toBe(lots);
   });
 
   it("answers exactly the spec's fields in the spec's order, and nothing internal", async () => {
