@@ -20,7 +20,13 @@ async function schemaOf(db: TestDatabase): Promise<{ migrations: string[]; table
   const dataSource = await new DataSource(dataSourceOptions(db.target)).initialize();
   try {
     const migrations = ((await dataSource.query('SELECT name FROM migrations ORDER BY id')) as Array<{ name: string }>).map((r) => r.name);
-    const tables = (await dataSource.createQueryRunner().getTables()).map((t) => t.name.split('.').pop()!).sort();
+    // The schema's own tables (TypeORM's getTables() with no names scans every schema on the server).
+    const listed: Array<{ name: string }> = await dataSource.query(
+      dataSource.options.type === 'mysql'
+        ? 'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()'
+        : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    );
+    const tables = listed.map((t) => t.name).sort();
     return { migrations, tables };
   } finally {
     await dataSource.destroy();
