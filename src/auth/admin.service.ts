@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { caseKey } from '../database/case-key.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { TransactionRunner } from '../database/transactions.js';
 import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup, Warehouse } from './auth.entities.js';
 import { hashCredential, newClientId, newSecret } from './credentials.js';
 import { ALL_SECURITY_IDS, isSecurityId, type SecurityId } from './security-id.js';
@@ -36,11 +37,18 @@ const NAME = /^[^\p{Cc}]{1,64}$/u;
 
 /**
  * What the admin CLI does (DECISIONS "Operating it"). Every command is one
- * transaction: on bad input nothing is written.
+ * transaction: on bad input nothing is written. Writes go through the
+ * TransactionRunner, like inventory operations: on SQLite that is the one
+ * writer connection with BEGIN IMMEDIATE, so a command (or the first start's
+ * bootstrap) beside another process writing the same file waits for it
+ * instead of failing with "database is locked" when its read turns into a write.
  */
 @Injectable()
 export class AdminService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+  ) {}
 
   async createWarehouse(wID: number, name: string): Promise<{ wID: number; name: string }> {
     if (!Number.isSafeInteger(wID) || wID < 1 || wID > 2_147_483_647) throw new AdminInputError('--id must be a whole number from 1 to 2147483647');
@@ -81,7 +89,7 @@ export class AdminService {
    * are deleted, so that enabling it again revives none of them.
    */
   async setDisabled(clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean }> {
-    await this.dataSource.transaction(async (m) => {
+    await this.tx.run(async (m) => {
       const change = disabled ? { disabled, tokenGeneration: () => 'tokenGeneration + 1', modified: new Date() } : { disabled, modified: new Date() };
       const result = await m.update(IntegrationClient, { clientId }, change);
       if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
@@ -136,7 +144,7 @@ export class AdminService {
   async bootstrapIfEmpty(): Promise<BootstrapCredentials | null> {
     if ((await this.dataSource.getRepository(IntegrationClient).count()) > 0) return null;
     try {
-      return await this.dataSource.transaction(async (m) => {
+      return await this.tx.run(async (m) => {
         if (!(await m.existsBy(Warehouse, { wID: 1 }))) await m.insert(Warehouse, { wID: 1, name: 'Main', nameKey: 'Main', created: new Date() });
         const group = await this.insertGroup(m, 'admin', ALL_SECURITY_IDS);
         const credentials = await this.insertClient(m, 'admin', group.id, [1], false);
@@ -178,7 +186,7 @@ export class AdminService {
   /** One transaction; a duplicate name becomes a plain error. */
   private async write<T>(what: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(work);
+      return await this.tx.run(work);
     } catch (error) {
       if (isUniqueViolation(error)) throw new AdminInputError(`a ${what} with that name already exists`);
       throw error;
