@@ -7,6 +7,7 @@ import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
 import { addDecimal, compareDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, sumDecimals, withinDecimalMax } from '../database/decimal.js';
 import { TransactionRunner } from '../database/transactions.js';
+import { upsertIncrement } from '../database/upsert.js';
 import { DomainError, ValidationFailed } from '../http/errors.js';
 import { type IdempotencyContext, IdempotencyService } from './idempotency.js';
 import type { IssueDto, LotResponse, MoveDto, ReceiveDto } from './inventory.dto.js';
@@ -293,9 +294,7 @@ export class InventoryService {
   }
 
   private countLevel(m: EntityManager, scope: number): Promise<unknown> {
-    return this.tx.isMysql
-      ? m.query('INSERT INTO `stock_count` (`scope`, `items`) VALUES (?, 1) ON DUPLICATE KEY UPDATE `items` = `items` + 1', [scope])
-      : m.query('INSERT INTO "stock_count" ("scope", "items") VALUES (?, 1) ON CONFLICT ("scope") DO UPDATE SET "items" = "items" + 1', [scope]);
+    return upsertIncrement(m, 'stock_count', 'scope', scope, 'items');
   }
 
   /** In-stock lots of the item in the warehouse matching every selector given, oldest first, locked. */
