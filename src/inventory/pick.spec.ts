@@ -69,6 +69,7 @@ describe('pick', () => {
     expect(recNos(pick(given, 103, WHERE))).toEqual({ whole: [9, 4, 7], part: null });
     expect(recNos(pick(given, 104, WHERE))).toEqual({ whole: [9, 4, 7], part: [1, 1] });
     expect(recNos(pick(given, 2, WHERE))).toEqual({ whole: [9], part: [4, 1] });
+    expect(recNos(pick(given, 3, WHERE))).toEqual({ whole: [9], part: [4, 2] });
   });
 
   it('returns the lots themselves and leaves them unchanged', () => {
