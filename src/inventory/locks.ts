@@ -1,0 +1,97 @@
+import type { EntityManager } from 'typeorm';
+import { Item } from '../catalog/catalog.entities.js';
+import { caseKey } from '../database/case-key.js';
+import { storedTenThousandths } from '../database/decimal.js';
+import type { TransactionRunner } from '../database/transactions.js';
+import { upsertIncrement } from '../database/upsert.js';
+import { Lot, StockLevel } from './inventory.entities.js';
+import type { LotFilter } from './pick.js';
+
+/*
+ * The lock order. Every writer of an item's stock takes its locks in this one
+ * order (Saleor's select_for_update().order_by("pk")), so writers never
+ * deadlock one another and never oversell (DECISIONS "Inventory"):
+ *
+ *   1. the item row: Receive, always first; any operation about to create a
+ *      missing stock_level row (createLevel).
+ *   2. a stock_level row being created, then its stock_count rows: scope 0
+ *      (any warehouse) before the warehouse's own.
+ *   3. the item's stock_level rows, in ascending warehouse order.
+ *   4. the lots, oldest first (received, then recNo): Issue and Move.
+ *
+ *   Receive  item → (reads the item's total) → its stock_level row
+ *   Issue    its stock_level row → lots
+ *   Move     [item → new destination row →] stock_level rows ascending → lots
+ *
+ * Receives (the only operation that raises an item's total) run one at a time
+ * per item, so the total they read is not raised concurrently; every writer of
+ * an item's lots in a warehouse holds that stock_level row first.
+ */
+
+/** The item named by `itemID` (case-folded shortID), locked; null when there is none. */
+export function lockItem(tx: TransactionRunner, m: EntityManager, itemID: string): Promise<Item | null> {
+  return tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').where('item.shortIdKey = :key', { key: caseKey(itemID) })).getOne();
+}
+
+/** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */
+export async function itemTotal(m: EntityManager, partNo: number): Promise<bigint> {
+  const row = await m.getRepository(StockLevel).createQueryBuilder('s').select('SUM(s.inStock)', 'total').where('s.partNo = :partNo', { partNo }).getRawOne<{ total: string | number | null }>();
+  return row?.total === null || row?.total === undefined ? 0n : storedTenThousandths(row.total);
+}
+
+/**
+ * Locks the item's stock_level rows for these warehouses, creating the one for
+ * `create` if it is missing (inside the transaction, so a failed move leaves no
+ * empty row). Returns them in the order asked, null if absent.
+ */
+export async function lockLevels(tx: TransactionRunner, m: EntityManager, partNo: number, wids: number[], create?: number): Promise<Array<StockLevel | null>> {
+  if (create !== undefined && wids.length === 1) {
+    // Receive (one warehouse) locks its row straight away when it exists; when it is
+    // missing no lock is held yet, so the item can be locked first to create it.
+    const level = await lockLevel(tx, m, partNo, create);
+    if (level) return [level];
+    await createLevel(tx, m, partNo, create);
+  } else if (create !== undefined && !(await m.existsBy(StockLevel, { partNo, wID: create }))) {
+    await createLevel(tx, m, partNo, create);
+  }
+  const found = new Map<number, StockLevel>();
+  for (const wID of [...new Set(wids)].sort((a, b) => a - b)) {
+    const level = await lockLevel(tx, m, partNo, wID);
+    if (level) found.set(wID, level);
+  }
+  return wids.map((w) => found.get(w) ?? null);
+}
+
+/** In-stock lots of the item in the warehouse that pass the filter, oldest first, locked. */
+export function lockLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<Lot[]> {
+  const qb = m.getRepository(Lot).createQueryBuilder('lot').where('lot.partNo = :partNo AND lot.wID = :wid AND lot.active = 1', { partNo, wid });
+  if (!f.includeHeld) qb.andWhere('lot.hold = 0');
+  if (f.recNo !== undefined) qb.andWhere('lot.recNo = :recno', { recno: f.recNo });
+  if (f.spot !== undefined) qb.andWhere('lot.spot = :spot', { spot: f.spot });
+  if (f.serial !== undefined) qb.andWhere('lot.serial = :serial', { serial: f.serial });
+  if (f.serial2 !== undefined) qb.andWhere('lot.serial2 = :serial2', { serial2: f.serial2 });
+  if (f.rFIDTag !== undefined) qb.andWhere('lot.rFIDTag = :rfid', { rfid: f.rFIDTag });
+  if (f.notAtSpot !== undefined) qb.andWhere('lot.spot <> :notAt', { notAt: f.notAtSpot });
+  if (f.received) qb.andWhere('lot.received >= :dayStart AND lot.received < :dayEnd', { dayStart: f.received.from, dayEnd: f.received.before });
+  qb.orderBy('lot.received', 'ASC').addOrderBy('lot.recNo', 'ASC');
+  return tx.forUpdate(qb).getMany();
+}
+
+function lockLevel(tx: TransactionRunner, m: EntityManager, partNo: number, wID: number): Promise<StockLevel | null> {
+  return tx.forUpdate(m.getRepository(StockLevel).createQueryBuilder('s').where('s.partNo = :partNo AND s.wID = :wID', { partNo, wID })).getOne();
+}
+
+/**
+ * Locks the item, then creates the row (unless a transaction that held the lock
+ * before did) and counts it: creators of an item's rows run one at a time, so
+ * each new row is counted once in stock_count (per warehouse, and in scope 0
+ * when it is the item's first).
+ */
+async function createLevel(tx: TransactionRunner, m: EntityManager, partNo: number, wID: number): Promise<void> {
+  await tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo = :partNo', { partNo })).getOne();
+  const existing = await m.find(StockLevel, { where: { partNo }, select: { wID: true } });
+  if (existing.some((l) => l.wID === wID)) return;
+  await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, modified: new Date() });
+  if (!existing.length) await upsertIncrement(m, 'stock_count', 'scope', 0, 'items');
+  await upsertIncrement(m, 'stock_count', 'scope', wID, 'items');
+}

@@ -1,0 +1,108 @@
+import { fromTenThousandths, toTenThousandths } from '../database/decimal.js';
+import { DomainError } from '../http/errors.js';
+
+/**
+ * Which lots an Issue or Move takes (DECISIONS "Inventory"), decided without
+ * the database: the filter the lot query applies, and the plan over the lots
+ * it returns. The service locks, applies the plan and writes the ledger.
+ */
+
+export class InsufficientStock extends DomainError {
+  constructor(shortId: string, wid: number, requested: number, available: number) {
+    super('conflict', `Insufficient stock: requested ${requested} units of ${shortId} in warehouse ${wid}, ${available} available.`);
+  }
+}
+
+/** The in-stock lots of an item in one warehouse that an Issue or Move may take, in the lot's own field names. */
+export interface LotFilter {
+  recNo?: number;
+  spot?: string;
+  serial?: string;
+  serial2?: string;
+  rFIDTag?: string;
+  /** Held lots are never issued; a Move takes them and the hold travels with the units. */
+  includeHeld: boolean;
+  /** A move within one warehouse does not move lots already at the destination spot onto themselves. */
+  notAtSpot?: string;
+  /** Received at or after `from` and before `before`. */
+  received?: { from: Date; before: Date };
+}
+
+/** The Issue body's selectors (IssueDto). */
+export interface IssueSelectors {
+  recno?: number;
+  spot?: string;
+  serial?: string;
+  serial2?: string;
+  rfidTag?: string;
+}
+
+/** The Move body's selectors and destination (MoveDto). */
+export interface MoveSelectors {
+  wid: number;
+  shipToWid?: number;
+  recno?: number;
+  fromSpot?: string;
+  toSpot?: string;
+  serial?: string;
+  serial2?: string;
+  rfidTag?: string;
+  received?: Date;
+}
+
+export function issueFilter(s: IssueSelectors): LotFilter {
+  return { recNo: s.recno, spot: s.spot, serial: s.serial, serial2: s.serial2, rFIDTag: s.rfidTag, includeHeld: false };
+}
+
+export function moveFilter(s: MoveSelectors): LotFilter {
+  const within = (s.shipToWid ?? s.wid) === s.wid;
+  return {
+    recNo: s.recno,
+    spot: s.fromSpot,
+    serial: s.serial,
+    serial2: s.serial2,
+    rFIDTag: s.rfidTag,
+    includeHeld: true,
+    notAtSpot: within ? s.toSpot : undefined,
+    received: s.received ? receivedDay(s.received) : undefined,
+  };
+}
+
+/** The UTC day that holds `on`, as [from, before). */
+export function receivedDay(on: Date): { from: Date; before: Date } {
+  const from = new Date(Date.UTC(on.getUTCFullYear(), on.getUTCMonth(), on.getUTCDate()));
+  return { from, before: new Date(from.getTime() + 86_400_000) };
+}
+
+export interface PickPlan<L> {
+  /** Lots taken whole, in the order given (oldest first). */
+  whole: L[];
+  /** The one lot taken in part, the next after the whole ones: it keeps the rest. Null when `units` ends on a lot's boundary. */
+  part: { lot: L; units: number } | null;
+}
+
+/**
+ * Takes `units` from `lots` in the order given (the query's: oldest first,
+ * `received` then `recNo`): each lot whole until the last one needed, which is
+ * taken whole or in part. Not enough in all of them → InsufficientStock, so
+ * nothing is written. Exact: counts of ten-thousandths, never float sums.
+ */
+export function pick<L extends { units: number }>(lots: readonly L[], units: number, of: { shortId: string; wid: number }): PickPlan<L> {
+  const counts = lots.map((lot) => exact(lot.units));
+  const available = counts.reduce((sum, c) => sum + c, 0n);
+  let remaining = exact(units);
+  if (available < remaining) throw new InsufficientStock(of.shortId, of.wid, units, fromTenThousandths(available));
+  const whole: L[] = [];
+  for (let i = 0; remaining > 0n; i++) {
+    if (counts[i] > remaining) return { whole, part: { lot: lots[i], units: fromTenThousandths(remaining) } };
+    whole.push(lots[i]);
+    remaining -= counts[i];
+  }
+  return { whole, part: null };
+}
+
+function exact(value: number): bigint {
+  const count = toTenThousandths(value);
+  if (count === null) throw new RangeError(`${value} is not a DECIMAL(18,4) value`);
+  return count;
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { type EntityManager, In } from 'typeorm';
+import type { Caller } from '../auth/caller.js';
+import type { Item } from '../catalog/catalog.entities.js';
+import { addDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, withinDecimalMax } from '../database/decimal.js';
+import { DomainError } from '../http/errors.js';
+import type { IdempotencyContext } from './idempotency.js';
+import type { IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+import type { PickPlan } from './pick.js';
+
+/** DECISIONS "Inventory": an item's stock in one warehouse, and across all of them, stays within DECIMAL_MAX. */
+export class StockLimitExceeded extends DomainError {
+  constructor(shortId: string, wid: number | null) {
+    super('conflict', `Stock of ${shortId} ${wid === null ? 'across all warehouses' : `in warehouse ${wid}`} would exceed ${DECIMAL_MAX} units.`);
+  }
+}
+
+/**
+ * How many rows one statement writes at most. SQLite refuses a statement with
+ * more than 32,766 parameters (a ledger row has 17), and smaller statements
+ * keep MySQL's packets small too: an operation over thousands of lots is
+ * written in several statements of one transaction.
+ */
+const ROWS_PER_STATEMENT = 500;
+
+function chunks<T>(values: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += ROWS_PER_STATEMENT) out.push(values.slice(i, i + ROWS_PER_STATEMENT));
+  return out;
+}
+
+/** A lot taken by a plan: the lot it came from, the lot that holds the units now, the units. */
+export interface TakenLot {
+  from: Lot;
+  recNo: number;
+  units: number;
+}
+
+/**
+ * Applies a pick plan to its locked lots. A lot taken whole gets `changes` in
+ * place and keeps its recNo; the lot taken in part keeps the rest, and the part
+ * becomes a new lot like it (received date, serials, remark, hold) with
+ * `changes`. Issue archives (`shipped`, `active` false); Move relocates.
+ */
+export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: Partial<Lot>, now: Date): Promise<TakenLot[]> {
+  const done: TakenLot[] = plan.whole.map((lot) => ({ from: lot, recNo: lot.recNo, units: lot.units }));
+  if (plan.part) {
+    const { lot, units } = plan.part;
+    await m.update(Lot, { recNo: lot.recNo }, { units: subtractDecimal(lot.units, units), modified: now });
+    const part = m.create(Lot, { ...lot, ...changes, recNo: undefined, units, modified: now });
+    await m.insert(Lot, part);
+    done.push({ from: lot, recNo: part.recNo, units });
+  }
+  for (const lots of chunks(plan.whole)) await m.update(Lot, { recNo: In(lots.map((l) => l.recNo)) }, { ...changes, modified: now });
+  return done;
+}
+
+/** Adds to a locked stock_level row; past DECIMAL_MAX → StockLimitExceeded. */
+export async function adjustLevel(m: EntityManager, item: Item, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
+  if (!level) return;
+  if (!withinDecimalMax(storedTenThousandths(level.inStock), inStock)) throw new StockLimitExceeded(item.shortID, level.wID);
+  const next = { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
+  await m.update(StockLevel, { partNo: level.partNo, wID: level.wID }, { ...next, modified: now });
+}
+
+export type LedgerRow = Pick<LedgerEntry, 'recNo' | 'fromRecNo' | 'fromWid' | 'fromSpot' | 'toWid' | 'toSpot' | 'units'>;
+
+/** The ledger row of a lot taken: out of its lot, into `to` (a Move) or nowhere (an Issue). */
+export function ledgerRow(t: TakenLot, to: { wid: number; spot: string } | null): LedgerRow {
+  return { recNo: t.recNo, fromRecNo: t.from.recNo, fromWid: t.from.wID, fromSpot: t.from.spot, toWid: to?.wid ?? null, toSpot: to?.spot ?? null, units: t.units };
+}
+
+/** One ledger row per lot touched, grouped by a new operationId; the body fields without a column go to `extra`. */
+export async function writeLedger(
+  m: EntityManager,
+  caller: Caller,
+  idem: IdempotencyContext | undefined,
+  operation: LedgerEntry['operation'],
+  partNo: number,
+  dto: ReceiveDto | IssueDto | MoveDto,
+  rows: LedgerRow[],
+): Promise<void> {
+  const { itemID: _i, wid: _w, units: _u, reference, ...rest } = dto as ReceiveDto & IssueDto & MoveDto;
+  const { reasonCode, remark, ...extra } = rest;
+  const extraJson = Object.keys(extra).length ? JSON.stringify(extra) : null;
+  const created = new Date();
+  const operationId = randomUUID();
+  const entries = rows.map((row) => ({
+    ...row,
+    operationId,
+    operation,
+    partNo,
+    reasonCode: reasonCode ?? null,
+    reference: reference ?? '',
+    remark: remark ?? '',
+    extra: extraJson,
+    clientId: caller.clientId,
+    idempotencyKey: idem?.key ?? null,
+    created,
+  }));
+  for (const chunk of chunks(entries)) await m.insert(LedgerEntry, chunk);
+}
