@@ -44,9 +44,11 @@ describe('run scripts build only when a source changed', () => {
   });
 
   it('builds again when a source is newer than the build, and the change is in the output', () => {
+    // The last build as if made 10 s ago, older than the edit (moving the stamp back, not the source
+    // forward: a source time set by utimes can lose a microsecond and tie with the stamp).
     writeFileSync(join(dir, 'src/main.ts'), "export const main = 'v2';\n");
-    const later = new Date(stamp() + 1);
-    utimesSync(join(dir, 'src/main.ts'), later, later);
+    const earlier = new Date(stamp() - 10_000);
+    utimesSync(join(dir, 'dist/.tsbuildinfo'), earlier, earlier);
     const r = buildIfStale();
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: 'Sources changed since the last build: building…\n' });
     expect(spawnSync(process.execPath, ['-p', `require(${JSON.stringify(join(dir, 'dist/src/main.js'))}).main`], { encoding: 'utf8' }).stdout.trim()).toBe('v2');
