@@ -77,7 +77,7 @@ export class MoveDto extends InventoryWriteDto {
   @ApiPropertyOptional() @IsOptional() @IsText(64) transitSlip?: string;
   @ApiPropertyOptional({ description: 'A specific lot to move' }) @IsOptional() @IsInt32(1) recno?: number;
 
-  @ApiPropertyOptional({ description: 'Only lots received on this UTC date (or at this instant, if a time is given)', type: String })
+  @ApiPropertyOptional({ description: 'Only lots received on this UTC day (a time, if given, only names the day)', type: String })
   @IsOptional()
   @Transform(toIsoDate)
   @IsDate({ message: 'received must be an ISO 8601 date or datetime' })
