@@ -10,7 +10,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import { AppConfig, ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
-import { DomainError } from './http/errors.js';
+import { DomainError } from './errors.js';
 import { checkLedger } from './inventory/ledger-check.js';
 
 /**

@@ -1,6 +1,6 @@
 import { applyDecorators, HttpStatus } from '@nestjs/common';
 import { ApiExtension, ApiResponse } from '@nestjs/swagger';
-import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
 
 /**
  * The response bodies of the API as OpenAPI schemas, named components of the

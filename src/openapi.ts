@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ERROR_STATUS } from './http/errors.js';
+import { ERROR_STATUS } from './errors.js';
 import { type FailureCode, type Failures, ref, SCHEMAS } from './openapi-schemas.js';
 
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;

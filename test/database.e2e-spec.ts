@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { caseKey, MYSQL_KEY_COLLATION } from '../src/database/case-key.js';
-import { decimalTransformer, sumDecimals } from '../src/database/decimal.js';
+import { decimalTransformer, sumDecimals } from '../src/quantity.js';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql/index.js';
 import { SQLITE_MIGRATIONS } from '../src/database/migrations/sqlite/index.js';
 import { TransactionRunner } from '../src/database/transactions.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { IdempotencyRecord } from '../src/inventory/inventory.entities.js';
+import { IdempotencyRecord } from '../src/idempotency/idempotency.entity.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';

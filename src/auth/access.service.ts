@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, type Repository } from 'typeorm';
 import { AppConfig } from '../config/config.js';
-import { DomainError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup } from './auth.entities.js';
 import { Caller } from './caller.js';
 import { credentialMatches, hashCredential, newAccessToken, UNKNOWN_CLIENT_HASH } from './credentials.js';

@@ -1,4 +1,4 @@
-import { DomainError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { SecurityId } from './security-id.js';
 
 /** The spec's four 403 messages ("Errors / 403 variants"), exactly. */

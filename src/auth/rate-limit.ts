@@ -1,17 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerRequest, type ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { RateLimitExceeded } from '../errors.js';
 import type { RedisLink } from '../redis/redis-link.js';
 
-/** The 429 of DECISIONS "Rate limit": a body with only `message`, and `Retry-After`. */
-export class RateLimitExceeded extends Error {
-  constructor(
-    readonly limit: number,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(`Rate limit exceeded: ${limit} requests per minute.`);
-  }
-}
 
 interface WindowCount {
   totalHits: number;

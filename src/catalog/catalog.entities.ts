@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { caseKeyTransformer } from '../database/case-key.js';
-import { decimalTransformer } from '../database/decimal.js';
+import { decimalTransformer } from '../quantity.js';
 
 /** A part of the catalog (spec "Item"). */
 @Entity('item')

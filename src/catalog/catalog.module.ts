@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { IdempotencyModule } from '../inventory/idempotency.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { CATALOG_ENTITIES } from './catalog.entities.js';
 import { ItemsController } from './items.controller.js';
 import { ItemsService } from './items.service.js';

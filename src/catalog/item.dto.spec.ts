@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ValidationFailed } from '../http/errors.js';
+import { ValidationFailed } from '../errors.js';
 import { ApiValidationPipe } from '../http/validation.pipe.js';
 import { CreateItemDto, itemChanges } from './item.dto.js';
 

@@ -7,7 +7,7 @@ import { SecurityId } from '../auth/security-id.js';
 import type { Page } from '../pagination/page.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
-import { Idempotent } from '../inventory/idempotency.js';
+import { Idempotent } from '../idempotency/idempotency.js';
 import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
 import { AppLogger } from '../http/logger.js';
 import { jsonArrayFile } from '../http/json-array.js';

@@ -6,12 +6,12 @@ import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { DomainError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { shortIdProblem } from '../http/validators.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
-import { type IdempotencyContext, IdempotencyService } from '../inventory/idempotency.js';
+import { type IdempotencyContext, IdempotencyService } from '../idempotency/idempotency.js';
 import { type CreateItemDto, itemChanges, type ItemResponse, toItemResponse, type UpdateItemDto } from './item.dto.js';
 
 export class ItemNotFound extends DomainError {

@@ -2,18 +2,20 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseTarget } from '../config/config.js';
-import { ENTITIES } from './entities.js';
 import { MYSQL_MIGRATIONS } from './migrations/mysql/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 
 /**
  * One data source description for both dialects, used by the service, the
  * migration runner, ormconfig.ts and the tests. Schema changes only ever come
- * from the migrations of the dialect (never `synchronize`).
+ * from the migrations of the dialect (never `synchronize`). The entities are
+ * the caller's: the service's modules register their own (`forFeature`, with
+ * `autoLoadEntities`), so this layer knows no feature; ormconfig.ts passes
+ * the whole list (`src/entities.ts`); migrations and raw queries need none.
  */
-export function dataSourceOptions(db: DatabaseTarget): DataSourceOptions {
+export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities,
     synchronize: false,
     migrationsRun: false,
     migrationsTransactionMode: 'each',

@@ -15,7 +15,8 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSourceOptions(db), retryAttempts: 2, retryDelay: 1000 }),
+          // The entities are those the feature modules register with forFeature.
+          useFactory: () => ({ ...dataSourceOptions(db), autoLoadEntities: true, retryAttempts: 2, retryDelay: 1000 }),
           // Connects, then applies pending migrations one runner at a time (never TypeORM's migrationsRun, which races).
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();

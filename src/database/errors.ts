@@ -1,4 +1,4 @@
-import { DomainError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * Unique-key violations, recognised once for both drivers: MySQL/MariaDB

@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
-import { DomainError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 
 export class TooMuchContention extends DomainError {
   constructor() {

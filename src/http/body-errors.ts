@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { MalformedRequest, PayloadTooLarge } from './errors.js';
+import { MalformedRequest, PayloadTooLarge } from '../errors.js';
 
 /**
  * Express error middleware placed right after the body parsers: turns their

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { errorBody } from './exception.filter.js';
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

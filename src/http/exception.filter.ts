@@ -1,9 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RateLimitExceeded } from '../auth/rate-limit.js';
 import { AppLogger } from './logger.js';
 import { isDatabaseUnavailable, lostConnection } from '../database/errors.js';
-import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.js';
+import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode, RateLimitExceeded } from '../errors.js';
 
 /**
  * The one place where failures become responses (spec "Errors", DECISIONS

@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
 import { isPrototypeKey } from './body-errors.js';
-import { type ErrorDetails, MalformedRequest, ValidationFailed } from './errors.js';
+import { type ErrorDetails, MalformedRequest, ValidationFailed } from '../errors.js';
 
 /**
  * The global validation pipe: class-validator DTOs, unknown fields stripped

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsString, Min, MinLength, Max, ValidateBy, type ValidationOptions } from 'class-validator';
 import { caseKey } from '../database/case-key.js';
-import { DECIMAL_MAX, toTenThousandths } from '../database/decimal.js';
+import { DECIMAL_MAX, toTenThousandths } from '../quantity.js';
 
 /**
  * A whole number that fits the INT columns (0 … 2147483647 unless said), and

@@ -6,7 +6,7 @@ import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
-import { Idempotent } from './idempotency.js';
+import { Idempotent } from '../idempotency/idempotency.js';
 import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';

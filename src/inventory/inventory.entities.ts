@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-import { decimalTransformer } from '../database/decimal.js';
+import { decimalTransformer } from '../quantity.js';
 
 /** A lot (spec "Lot"): units of one item at one spot of one warehouse. In stock while active. */
 @Entity('lot')
@@ -161,34 +161,6 @@ export class StockLevel {
   modified: Date;
 }
 
-/** A stored response for an Idempotency-Key, per client, kept 24 hours. */
-@Entity('idempotency_record')
-export class IdempotencyRecord {
-  @PrimaryColumn({ type: 'varchar', length: 64 })
-  clientId: string;
-
-  /** SHA-256 of the key. */
-  @PrimaryColumn({ type: 'varchar', length: 64 })
-  keyHash: string;
-
-  /** SHA-256 of method, route and body: the same key with another request is refused. */
-  @Column({ type: 'varchar', length: 64 })
-  requestHash: string;
-
-  @Column({ type: 'varchar', length: 16 })
-  state: 'pending' | 'done';
-
-  @Column({ type: 'int', nullable: true })
-  status: number | null;
-
-  /** MEDIUMTEXT on MySQL (migration LargeResponses): an answer may list thousands of lots. */
-  @Column({ type: 'text', nullable: true })
-  body: string | null;
-
-  @Column({ type: 'datetime' })
-  created: Date;
-}
-
 /** How many items have a stock_level row: per warehouse (scope = wID) and in any (scope = 0). See list-counts.ts. */
 @Entity('stock_count')
 export class StockCount {
@@ -199,4 +171,4 @@ export class StockCount {
   items: number;
 }
 
-export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, StockCount, IdempotencyRecord];
+export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, StockCount];

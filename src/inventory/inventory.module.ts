@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Warehouse } from '../auth/auth.entities.js';
 import { Item } from '../catalog/catalog.entities.js';
-import { IdempotencyModule } from './idempotency.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { formatDecimal, storedTenThousandths } from '../database/decimal.js';
+import { formatDecimal, storedTenThousandths } from '../quantity.js';
 
 export interface LedgerMismatch {
   partNo: number;

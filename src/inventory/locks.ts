@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
-import { storedTenThousandths } from '../database/decimal.js';
+import { storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
 import { upsertIncrement } from '../database/upsert.js';
 import { Lot, StockLevel } from './inventory.entities.js';

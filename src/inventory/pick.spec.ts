@@ -1,4 +1,4 @@
-import { DomainError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { InsufficientStock, issueFilter, moveFilter, pick, type PickPlan, receivedDay } from './pick.js';
 
 const MAX = 99_999_999_999.9999;

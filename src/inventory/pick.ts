@@ -1,5 +1,5 @@
-import { fromTenThousandths, toTenThousandths } from '../database/decimal.js';
-import { DomainError } from '../http/errors.js';
+import { fromTenThousandths, toTenThousandths } from '../quantity.js';
+import { DomainError } from '../errors.js';
 
 /**
  * Which lots an Issue or Move takes (DECISIONS "Inventory"), decided without

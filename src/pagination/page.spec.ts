@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { ValidationFailed } from '../http/errors.js';
+import { ValidationFailed } from '../errors.js';
 import { ApiValidationPipe } from '../http/validation.pipe.js';
 import { linkHeader } from './page-headers.interceptor.js';
 import { PageQueryDto } from './page-query.dto.js';

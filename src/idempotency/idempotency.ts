@@ -6,9 +6,9 @@ import type { Request, Response } from 'express';
 import { catchError, from, type Observable, of, switchMap, throwError } from 'rxjs';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
-import { DomainError, ValidationFailed } from '../http/errors.js';
+import { DomainError, ValidationFailed } from '../errors.js';
 import { ApiFailures } from '../openapi-schemas.js';
-import { IdempotencyRecord } from './inventory.entities.js';
+import { IdempotencyRecord } from './idempotency.entity.js';
 
 const KEEP_MS = 24 * 3600 * 1000;
 /** A pending record this old belongs to a request that died before committing: its key may be used again. */

@@ -6,7 +6,7 @@ import {
   subtractDecimal,
   sumDecimals,
   toTenThousandths,
-} from './decimal.js';
+} from './quantity.js';
 
 describe('exact DECIMAL(18,4) arithmetic', () => {
   it('adds 0.1 ten times to exactly 1', () => {

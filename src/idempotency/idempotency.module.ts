@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyInterceptor, IdempotencyService } from './idempotency.js';
-import { IdempotencyRecord } from './inventory.entities.js';
+import { IdempotencyRecord } from './idempotency.entity.js';
 
 /** Idempotency-Key handling, for the inventory writes and POST /Item. */
 @Module({

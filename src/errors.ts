@@ -67,3 +67,16 @@ export class PayloadTooLarge extends DomainError {
     super('payload_too_large', 'Request body is larger than 1 MiB.');
   }
 }
+
+/**
+ * The 429 of DECISIONS "Rate limit": not a DomainError, since its body is only
+ * `message` (with `Retry-After`), unlike every other failure.
+ */
+export class RateLimitExceeded extends Error {
+  constructor(
+    readonly limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`Rate limit exceeded: ${limit} requests per minute.`);
+  }
+}
