@@ -1,4 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
+import { inSnapshot } from '../database/snapshot.js';
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
 
 export interface LedgerMismatch {
@@ -36,15 +37,8 @@ export interface LedgerReport {
  * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
  * committing between two of the queries cannot show as a false mismatch.
  */
-export async function checkLedger(db: DataSource): Promise<LedgerReport> {
-  const runner = db.createQueryRunner();
-  await runner.startTransaction(db.options.type === 'mysql' ? 'REPEATABLE READ' : undefined);
-  try {
-    return await sums(runner);
-  } finally {
-    await runner.rollbackTransaction().catch(() => undefined);
-    await runner.release();
-  }
+export function checkLedger(db: DataSource): Promise<LedgerReport> {
+  return inSnapshot(db, sums);
 }
 
 async function sums(db: QueryRunner): Promise<LedgerReport> {
