@@ -64,10 +64,10 @@ export class ItemsController {
   @RequirePermission(SecurityId.ModifyItemMaster, 'Create an item; 201 with the full item and status "created"')
   @ApiAnswer(HttpStatus.CREATED, ref('ItemCreated'))
   @ApiFailures({ conflict: 'an item with that shortID already exists (regardless of case); or too much concurrent change, retry' })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const { body, location } = await this.items.create(caller, dto, req.idempotency);
-    res.location(location);
-    return body;
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Res({ passthrough: true }) res: Response) {
+    const item = await this.items.create(caller, dto);
+    res.location(`/api/v1/Item/${item.partNo}`);
+    return withStatus(item, 'created');
   }
 
   @Put()

@@ -11,7 +11,6 @@ import { shortIdProblem } from '../http/validators.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
-import { type IdempotencyContext, IdempotencyService } from '../idempotency/idempotency.js';
 import { type CreateItemDto, itemChanges, type ItemResponse, toItemResponse, type UpdateItemDto } from './item.dto.js';
 
 export class ItemNotFound extends DomainError {
@@ -69,7 +68,6 @@ export class ItemsService {
     @InjectRepository(Item) private readonly items: Repository<Item>,
     @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
     private readonly tx: TransactionRunner,
-    private readonly idempotency: IdempotencyService,
   ) {}
 
   /** GET /Item (active only) and GET /Item/All. */
@@ -140,8 +138,8 @@ export class ItemsService {
     return item;
   }
 
-  /** POST /Item: the 201 body and Location; with an Idempotency-Key the response is stored in the same transaction. */
-  async create(caller: Caller, dto: CreateItemDto, idem?: IdempotencyContext): Promise<{ body: ItemWithStatus<'created'>; location: string }> {
+  /** POST /Item: the new item, with its partNo. */
+  async create(caller: Caller, dto: CreateItemDto): Promise<Item> {
     const now = new Date();
     const item = this.items.create({
       ...ITEM_DEFAULTS,
@@ -153,17 +151,12 @@ export class ItemsService {
       createdBy: caller.name,
     });
     try {
-      return await this.tx.run(async (m) => {
-        await m.insert(Item, item);
-        const body = withStatus(item, 'created');
-        const location = `/api/v1/Item/${item.partNo}`;
-        await this.idempotency.complete(m, idem, 201, body, { Location: location });
-        return { body, location };
-      });
+      await this.tx.run((m) => m.insert(Item, item));
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
       throw error;
     }
+    return item;
   }
 
   /** PUT /Item: only the fields sent change; `modified` moves only when something did. */
@@ -173,7 +166,7 @@ export class ItemsService {
     const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
     if (changed.length) {
       const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
-      await this.items.update({ partNo: item.partNo }, set);
+      await this.tx.run((m) => m.update(Item, { partNo: item.partNo }, set));
       Object.assign(item, set);
     }
     return item;

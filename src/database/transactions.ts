@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { DomainError } from '../errors.js';
@@ -10,10 +11,30 @@ export class TooMuchContention extends DomainError {
 
 const MAX_ATTEMPTS = 6;
 
+/** A transaction begun and not yet ended: what a unit of work commits or rolls back once the request is done. */
+interface OpenTransaction {
+  manager: EntityManager;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/** The unit of work of the request in progress (AsyncLocalStorage): the transaction its writes share, once begun. */
+interface Unit {
+  open?: OpenTransaction;
+}
+
 /**
- * The one way an inventory change is written (DECISIONS "Inventory"): a single
+ * The one way a change is written (DECISIONS "Inventory"): a single
  * transaction, retried a bounded number of times on a deadlock, a lock wait
  * timeout or a busy database, and never shown to the client as a 500.
+ *
+ * A unit of work (`unit`) spans one write request: the first `run` inside it
+ * begins the transaction, every later `run` joins it, and the unit commits it
+ * only after the request's own steps (a stored answer to replay, and
+ * whatever else must commit with the change) have been written in it. Either
+ * all of it commits or none does. The transaction begins lazily, at the first
+ * `run`, so reads a service makes before it (on other pooled connections) do
+ * not hold a connection they would wait on themselves.
  *
  * MySQL/MariaDB: READ COMMITTED on the shared pool; callers lock the rows they
  * read with `forUpdate`, always in the same order.
@@ -27,9 +48,11 @@ const MAX_ATTEMPTS = 6;
 @Injectable()
 export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private writer: DataSource | null = null;
+  /** SQLite: the turn of the transaction last queued; the next one begins when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Pooled MySQL connections whose session is already READ COMMITTED. */
   private readonly readCommitted = new WeakSet<object>();
+  private readonly units = new AsyncLocalStorage<Unit>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -47,11 +70,25 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     if (this.writer?.isInitialized) await this.writer.destroy();
   }
 
+  /**
+   * Runs `work` in a transaction. Outside a unit of work the transaction
+   * commits when `work` resolves. Inside one, the first `run` begins the
+   * unit's transaction and leaves it open for the unit to commit; a later
+   * `run` joins it (and is not retried on its own: the unit fails as a whole).
+   */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const unit = this.units.getStore();
+    if (unit?.open) return work(unit.open.manager);
     for (let attempt = 1; ; attempt++) {
+      let tx: OpenTransaction | undefined;
       try {
-        return this.isMysql ? await this.mysqlTransaction(work) : await this.exclusive(() => this.sqliteTransaction(work));
+        tx = await this.begin();
+        const result = await work(tx.manager);
+        if (unit) unit.open = tx;
+        else await tx.commit();
+        return result;
       } catch (error) {
+        await tx?.rollback();
         if (!isTransient(error)) throw error;
         if (attempt >= MAX_ATTEMPTS) throw new TooMuchContention();
         await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
@@ -59,16 +96,54 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * One unit of work: `handler` runs with the unit as its context; then, in
+   * the transaction its writes began, the steps of `beforeCommit` (which the
+   * handler may still add to) write what must commit with them, in order, and
+   * the transaction commits. If nothing in `handler` began a transaction, the
+   * steps (if any) get one of their own. On any failure everything is rolled
+   * back and the error is passed on (a deadlock at this stage as
+   * TooMuchContention, which asks the client to retry).
+   */
+  async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(manager: EntityManager, result: T) => Promise<void>> = []): Promise<T> {
+    const unit: Unit = {};
+    try {
+      const result = await this.units.run(unit, handler);
+      const steps = async (m: EntityManager) => {
+        for (const step of beforeCommit) await step(m, result);
+      };
+      if (unit.open) {
+        await steps(unit.open.manager);
+        await unit.open.commit();
+      } else if (beforeCommit.length) {
+        await this.run(steps);
+      }
+      return result;
+    } catch (error) {
+      await unit.open?.rollback();
+      throw isTransient(error) ? new TooMuchContention() : error;
+    }
+  }
+
+  /** Whether the caller runs inside a unit of work. */
+  get inUnit(): boolean {
+    return this.units.getStore() !== undefined;
+  }
+
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */
   forUpdate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;
+  }
+
+  private begin(): Promise<OpenTransaction> {
+    return this.isMysql ? this.beginMysql() : this.beginSqlite();
   }
 
   /**
    * READ COMMITTED is set once per pooled connection, for its session, rather
    * than before every transaction: one round trip less for every write.
    */
-  private async mysqlTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async beginMysql(): Promise<OpenTransaction> {
     const runner = this.dataSource.createQueryRunner();
     try {
       const connection = (await runner.connect()) as object;
@@ -77,42 +152,69 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         this.readCommitted.add(connection);
       }
       await runner.startTransaction();
-      try {
-        const result = await work(runner.manager);
-        await runner.commitTransaction();
-        return result;
-      } catch (error) {
-        await runner.rollbackTransaction().catch(() => undefined);
-        throw error;
-      }
-    } finally {
+    } catch (error) {
       await runner.release();
+      throw error;
     }
+    return ended(runner.manager, {
+      commit: () => runner.commitTransaction(),
+      rollback: () => runner.rollbackTransaction(),
+      release: () => runner.release(),
+    });
   }
 
   /**
-   * BEGIN IMMEDIATE takes the write lock first (waiting up to the busy
-   * timeout), so another process writing the same file cannot make this
-   * transaction fail half-way when it upgrades from reading to writing.
+   * Waits for the writer's turn, then BEGIN IMMEDIATE takes the write lock
+   * (waiting up to the busy timeout), so another process writing the same
+   * file cannot make this transaction fail half-way when it upgrades from
+   * reading to writing. The turn passes on when the transaction ends.
    */
-  private async sqliteTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async beginSqlite(): Promise<OpenTransaction> {
+    let pass!: () => void;
+    const previous = this.queue;
+    this.queue = new Promise<void>((resolve) => (pass = resolve));
+    await previous;
     const runner = this.writer!.createQueryRunner();
-    await runner.query('BEGIN IMMEDIATE');
     try {
-      const result = await work(runner.manager);
-      await runner.query('COMMIT');
-      return result;
+      await runner.query('BEGIN IMMEDIATE');
     } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined);
+      pass();
       throw error;
     }
+    return ended(runner.manager, {
+      commit: () => runner.query('COMMIT'),
+      rollback: () => runner.query('ROLLBACK'),
+      release: async () => pass(),
+    });
   }
+}
 
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
+/**
+ * An open transaction that ends once: commit, or rollback (also after a failed
+ * commit), then its connection or turn is released. A second end does nothing.
+ */
+function ended(
+  manager: EntityManager,
+  how: { commit: () => Promise<unknown>; rollback: () => Promise<unknown>; release: () => Promise<void> },
+): OpenTransaction {
+  let done = false;
+  const finish = async (end: () => Promise<unknown>) => {
+    if (done) return;
+    done = true;
+    try {
+      await end();
+    } catch (error) {
+      if (end === how.commit) await how.rollback().catch(() => undefined);
+      throw error;
+    } finally {
+      await how.release();
+    }
+  };
+  return {
+    manager,
+    commit: () => finish(how.commit),
+    rollback: () => finish(how.rollback).catch(() => undefined),
+  };
 }
 
 /** Deadlock (1213), lock wait timeout (1205), or SQLite busy/locked: worth running the transaction again. */

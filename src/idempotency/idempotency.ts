@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { type CallHandler, createParamDecorator, type ExecutionContext, Injectable, type NestInterceptor, UseInterceptors, applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
-import { catchError, from, type Observable, of, switchMap, throwError } from 'rxjs';
+import { from, type Observable, of, switchMap } from 'rxjs';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
 import { DomainError, ValidationFailed } from '../errors.js';
@@ -49,7 +49,8 @@ interface Stored {
  * DECISIONS "Inventory": the same client sending the same Idempotency-Key and
  * body within 24 hours gets the stored response again and nothing is done
  * twice. The record is claimed before the work and completed inside the work's
- * own transaction, so a stored response exists exactly when the change committed.
+ * own transaction (the request's unit of work), so a stored response exists
+ * exactly when the change committed.
  */
 @Injectable()
 export class IdempotencyService {
@@ -80,11 +81,9 @@ export class IdempotencyService {
     throw new IdempotentRequestInFlight();
   }
 
-  /** Inside the work's transaction: the response to replay from now on. */
-  async complete(m: EntityManager, ctx: IdempotencyContext | undefined, status: number, body: unknown, headers: Record<string, string> = {}): Promise<void> {
-    if (!ctx) return;
-    const stored: Stored = { status, body, headers };
-    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status, body: JSON.stringify(stored) });
+  /** In the change's transaction: the answer to replay from now on. */
+  async complete(m: EntityManager, ctx: IdempotencyContext, stored: Stored): Promise<void> {
+    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status: stored.status, body: JSON.stringify(stored) });
   }
 
   /** The work failed: free the key so that the client can try again. */
@@ -98,6 +97,15 @@ export class IdempotencyService {
   }
 }
 
+/** Answer headers a replay repeats (a created item's Location). */
+const REPLAYED_HEADERS = ['Location'];
+
+/**
+ * The HTTP edge of Idempotency-Key: claims the key before the route runs,
+ * replays a stored answer, and otherwise adds the answer (status, body,
+ * Location) to the request's unit of work, so that it is stored in the same
+ * transaction as the change. If the request fails the key is freed again.
+ */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private calls = 0;
@@ -112,6 +120,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (typeof key !== 'string' || key.length < 1 || key.length > 255 || /[\p{Cc}]/u.test(key)) {
       throw new ValidationFailed({ 'Idempotency-Key': ['Idempotency-Key must be 1 to 255 printable characters'] });
     }
+    const unit = req.unitOfWork;
+    if (!unit) throw new Error('An idempotent route must run inside the unit of work of its request');
     const ctx: IdempotencyContext = {
       clientId: req.caller.clientId,
       key,
@@ -127,11 +137,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
           return of(stored.body);
         }
         req.idempotency = ctx;
-        return next.handle().pipe(catchError((error: unknown) => from(this.idempotency.release(ctx)).pipe(switchMap(() => throwError(() => error)))));
+        // Nest has set the route's status before the interceptors run; the route sets Location itself.
+        unit.beforeCommit.push((m, body) => {
+          const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (res.hasHeader(name) ? [[name, String(res.getHeader(name))]] : [])));
+          return this.idempotency.complete(m, ctx, { status: res.statusCode, body, headers });
+        });
+        unit.afterRollback.push(() => this.idempotency.release(ctx));
+        return next.handle();
       }),
     );
   }
 }
+
+/** The Idempotency-Key the request was sent with, once claimed (null without one): the ledger keeps it to trace a change to its request. */
+export const RequestKey = createParamDecorator((_: unknown, context: ExecutionContext): string | null => context.switchToHttp().getRequest<Request>().idempotency?.key ?? null);
 
 /** Marks a POST that honours the Idempotency-Key header. */
 export const Idempotent = () =>

@@ -1,12 +1,11 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { type Caller, FORBIDDEN } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
-import { Idempotent } from '../idempotency/idempotency.js';
+import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
 import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';
@@ -73,8 +72,8 @@ export class InventoryController {
     forbidden: `"${FORBIDDEN.scope}"`,
     conflict: `the item is discontinued; the stock would pass 99999999999.9999 units; ${WRITE_CONFLICT}`,
   })
-  receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @Req() req: Request) {
-    return this.inventory.receive(caller, dto, req.idempotency);
+  receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @RequestKey() key: string | null) {
+    return this.inventory.receive(caller, dto, key);
   }
 
   @Post('Move')
@@ -86,8 +85,8 @@ export class InventoryController {
     forbidden: `"${FORBIDDEN.scope}" (wid or shipToWid)`,
     conflict: `insufficient stock: not enough units in the matching lots (requested and available named; nothing changes); ${WRITE_CONFLICT}`,
   })
-  move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @Req() req: Request) {
-    return this.inventory.move(caller, dto, req.idempotency);
+  move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @RequestKey() key: string | null) {
+    return this.inventory.move(caller, dto, key);
   }
 
   @Post('Issue')
@@ -99,7 +98,7 @@ export class InventoryController {
     forbidden: `"${FORBIDDEN.scope}"`,
     conflict: `insufficient stock: not enough units in the matching lots (requested and available named; nothing changes); ${WRITE_CONFLICT}`,
   })
-  issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @Req() req: Request) {
-    return this.inventory.issue(caller, dto, req.idempotency);
+  issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @RequestKey() key: string | null) {
+    return this.inventory.issue(caller, dto, key);
   }
 }

@@ -135,8 +135,9 @@ export class LedgerEntry {
   @Column({ type: 'varchar', length: 64 })
   clientId: string;
 
-  @Column({ type: 'varchar', length: 255, nullable: true })
-  idempotencyKey: string | null;
+  /** The Idempotency-Key the change was requested with, to trace it to its request. */
+  @Column({ name: 'idempotencyKey', type: 'varchar', length: 255, nullable: true })
+  requestKey: string | null;
 
   @Column({ type: 'datetime' })
   created: Date;

@@ -7,7 +7,6 @@ import { caseKey } from '../database/case-key.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
-import { type IdempotencyContext, IdempotencyService } from '../idempotency/idempotency.js';
 import type { IssueDto, LotResponse, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { toLotResponse } from './inventory.dto.js';
 import { Lot } from './inventory.entities.js';
@@ -41,7 +40,8 @@ export interface MoveResult {
 }
 
 /**
- * Receive, Move and Issue, each one transaction (TransactionRunner) that locks
+ * Receive, Move and Issue, each one transaction (TransactionRunner; in a
+ * request, the request's unit of work) that locks
  * in the order written in locks.ts, decides with pick.ts, and writes lots,
  * stock levels and ledger together through stock-changes.ts.
  */
@@ -49,12 +49,11 @@ export interface MoveResult {
 export class InventoryService {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly idempotency: IdempotencyService,
     @InjectRepository(Item) private readonly items: Repository<Item>,
     private readonly warehouseNames: WarehouseNames,
   ) {}
 
-  async receive(caller: Caller, dto: ReceiveDto, idem?: IdempotencyContext): Promise<ReceiveResult> {
+  async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceiveResult> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
@@ -89,16 +88,15 @@ export class InventoryService {
       });
       await m.insert(Lot, lot);
       await adjustLevel(m, item, level, dto.units, lot.hold ? dto.units : 0, now);
-      await writeLedger(m, caller, idem, 'receive', item.partNo, dto, [
+      await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
       const result: ReceiveResult = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
-      await this.idempotency.complete(m, idem, 201, result);
       return result;
     });
   }
 
-  async issue(caller: Caller, dto: IssueDto, idem?: IdempotencyContext): Promise<IssueResult> {
+  async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null): Promise<IssueResult> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
@@ -109,14 +107,13 @@ export class InventoryService {
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
       await adjustLevel(m, item, level, -dto.units, 0, now);
-      await writeLedger(m, caller, idem, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
+      await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssueResult = { status: 'issued', units: dto.units, lots: done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
-      await this.idempotency.complete(m, idem, 200, result);
       return result;
     });
   }
 
-  async move(caller: Caller, dto: MoveDto, idem?: IdempotencyContext): Promise<MoveResult> {
+  async move(caller: Caller, dto: MoveDto, requestKey: string | null = null): Promise<MoveResult> {
     const dest = dto.shipToWid ?? dto.wid;
     if (dest === dto.wid && (dto.toSpot === undefined || dto.toSpot === dto.fromSpot)) {
       throw new ValidationFailed({ toSpot: ['the destination must differ from the source: give shipToWid or a toSpot other than fromSpot'] });
@@ -139,10 +136,9 @@ export class InventoryService {
         await adjustLevel(m, item, source, 0, 0, now);
       }
       const spotOf = (t: TakenLot) => dto.toSpot ?? t.from.spot;
-      await writeLedger(m, caller, idem, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
+      await writeLedger(m, { clientId: caller.clientId, requestKey }, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
       const result: MoveResult = { status: 'moved', units: dto.units, lots };
-      await this.idempotency.complete(m, idem, 200, result);
       return result;
     });
   }

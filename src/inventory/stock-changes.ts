@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type EntityManager, In } from 'typeorm';
-import type { Caller } from '../auth/caller.js';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, withinDecimalMax } from '../quantity.js';
 import { DomainError } from '../errors.js';
-import type { IdempotencyContext } from '../idempotency/idempotency.js';
 import type { IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import type { PickPlan } from './pick.js';
@@ -71,11 +69,16 @@ export function ledgerRow(t: TakenLot, to: { wid: number; spot: string } | null)
   return { recNo: t.recNo, fromRecNo: t.from.recNo, fromWid: t.from.wID, fromSpot: t.from.spot, toWid: to?.wid ?? null, toSpot: to?.spot ?? null, units: t.units };
 }
 
+/** Who made a change, and the key the request was sent with (if any), kept with every ledger row. */
+export interface LedgerOrigin {
+  clientId: string;
+  requestKey: string | null;
+}
+
 /** One ledger row per lot touched, grouped by a new operationId; the body fields without a column go to `extra`. */
 export async function writeLedger(
   m: EntityManager,
-  caller: Caller,
-  idem: IdempotencyContext | undefined,
+  origin: LedgerOrigin,
   operation: LedgerEntry['operation'],
   partNo: number,
   dto: ReceiveDto | IssueDto | MoveDto,
@@ -95,8 +98,8 @@ export async function writeLedger(
     reference: reference ?? '',
     remark: remark ?? '',
     extra: extraJson,
-    clientId: caller.clientId,
-    idempotencyKey: idem?.key ?? null,
+    clientId: origin.clientId,
+    requestKey: origin.requestKey,
     created,
   }));
   for (const chunk of chunks(entries)) await m.insert(LedgerEntry, chunk);

@@ -1,0 +1,53 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { Request } from 'express';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../database/transactions.js';
+
+/** A write the request's own transaction must carry besides the change: it gets the answer the route returned. */
+export type BeforeCommit = (manager: EntityManager, answer: unknown) => Promise<void>;
+
+/** The unit of work of a write request, as the HTTP edge sees it. */
+export interface RequestUnitOfWork {
+  /** Steps written, in order, in the change's transaction right before it commits. */
+  beforeCommit: BeforeCommit[];
+  /** Run once the unit has failed and everything it wrote is rolled back (a claimed Idempotency-Key is freed). */
+  afterRollback: Array<() => Promise<void>>;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    unitOfWork?: RequestUnitOfWork;
+  }
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Every write request is one unit of work (TransactionRunner.unit): the
+ * transaction its service begins is the one that the request's other writes
+ * join (the stored Idempotency-Key answer now, an outbox event next), and it
+ * commits only once the route has produced its answer, before that answer is
+ * sent. Services know nothing of it: they call `TransactionRunner.run` as
+ * they would anywhere (the admin CLI runs the same services outside a unit).
+ * Reads are not wrapped: they never begin a transaction.
+ */
+@Injectable()
+export class UnitOfWorkInterceptor implements NestInterceptor {
+  constructor(private readonly tx: TransactionRunner) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (READS.has(req.method)) return next.handle();
+    const unit: RequestUnitOfWork = { beforeCommit: [], afterRollback: [] };
+    req.unitOfWork = unit;
+    // The handler is called inside the unit (Nest binds it to the async context of `handle()`).
+    const done = this.tx.unit(() => lastValueFrom(next.handle(), { defaultValue: undefined }), unit.beforeCommit);
+    return from(
+      done.catch(async (error: unknown) => {
+        for (const step of unit.afterRollback) await step().catch(() => undefined);
+        throw error;
+      }),
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import { Body, Controller, Module, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import request from 'supertest';
+import { Warehouse } from '../src/auth/auth.entities.js';
+import { Public } from '../src/auth/guards.js';
+import { TransactionRunner } from '../src/database/transactions.js';
+import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+import { givenClient, type TestClient } from './support/auth.js';
+import { givenItem } from './support/catalog.js';
+import { expectLedgerConsistent, receive, stockOf } from './support/inventory.js';
+
+/** A write route of the test's own: two writes, each through its own `run`, and a step before commit. */
+@Public()
+@Controller('__unit')
+class TwoWritesController {
+  constructor(private readonly tx: TransactionRunner) {}
+
+  @Post()
+  async write(@Body() body: { first: number; second: number; failStep?: boolean }, @Req() req: Request) {
+    const warehouse = (wID: number) => ({ wID, name: `UOW ${wID}`, nameKey: `UOW ${wID}`, created: new Date() });
+    await this.tx.run((m) => m.insert(Warehouse, warehouse(body.first)));
+    // Joined: the second run sees the first one's row, not yet committed.
+    const seen = await this.tx.run(async (m) => {
+      const visible = await m.existsBy(Warehouse, { wID: body.first });
+      await m.insert(Warehouse, warehouse(body.second));
+      return visible;
+    });
+    req.unitOfWork!.beforeCommit.push(async (m, answer) => {
+      if (body.failStep) throw new Error('the step before commit failed');
+      await m.update(Warehouse, { wID: body.second }, { name: `UOW answered ${JSON.stringify(answer)}` });
+    });
+    return { seen };
+  }
+}
+
+@Module({ controllers: [TwoWritesController] })
+class TwoWritesModule {}
+
+const kind = testDatabaseKind();
+const REFUSE_DONE =
+  kind === 'mysql'
+    ? "CREATE TRIGGER refuse_done BEFORE UPDATE ON idempotency_record FOR EACH ROW BEGIN IF NEW.state = 'done' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'; END IF; END"
+    : "CREATE TRIGGER refuse_done BEFORE UPDATE ON idempotency_record WHEN NEW.state = 'done' BEGIN SELECT RAISE(ABORT, 'refused'); END";
+
+/**
+ * A write request is one unit of work: the service's writes, the stored
+ * Idempotency-Key answer and any other step before commit commit together or
+ * not at all. Failures are provoked in the real database (a trigger refusing
+ * to store the answer), not by replacing any part of the service.
+ */
+describe(`the unit of work of a write request (${kind})`, () => {
+  let t: TestApp;
+  let client: TestClient;
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [TwoWritesModule] });
+    client = await givenClient(t, { warehouses: [1] });
+  });
+  afterAll(async () => {
+    await expectLedgerConsistent(t);
+    await t.close();
+  });
+
+  const names = async (...wids: number[]) =>
+    (await t.dataSource.getRepository(Warehouse).findBy(wids.map((wID) => ({ wID })))).map((w) => `${w.wID} ${w.name}`).sort();
+
+  it('joins every run of a request into one transaction, and commits it with the steps before commit, which see the answer', async () => {
+    const res = await request(t.http).post('/api/v1/__unit').send({ first: 501, second: 502 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ seen: true });
+    expect(await names(501, 502)).toEqual(['501 UOW 501', '502 UOW answered {"seen":true}']);
+  });
+
+  it('rolls back the first run when the second fails', async () => {
+    const res = await request(t.http).post('/api/v1/__unit').send({ first: 511, second: 502 });
+    expect(res.status).toBe(500);
+    expect(await names(511)).toEqual([]);
+  });
+
+  it('rolls back both runs when a step before commit fails', async () => {
+    const res = await request(t.http).post('/api/v1/__unit').send({ first: 521, second: 522, failStep: true });
+    expect(res.status).toBe(500);
+    expect(res.body.error).toBe('internal_error');
+    expect(await names(521, 522)).toEqual([]);
+  });
+
+  describe('when the Idempotency-Key answer cannot be stored', () => {
+    beforeEach(() => t.dataSource.query(REFUSE_DONE));
+    afterEach(() => t.dataSource.query('DROP TRIGGER refuse_done'));
+
+    it('a Receive changes nothing, and the key is free for the retry', async () => {
+      const { shortID } = await givenItem(t, client.bearer);
+      const failed = await receive(t, client.bearer, { itemID: shortID, units: 7 }, 'uow-receive');
+      expect(failed.status).toBe(500);
+      expect(failed.body.error).toBe('internal_error');
+      expect(await stockOf(t, client.bearer, shortID, 1)).toBeUndefined();
+      expect(Number((await t.dataSource.query("SELECT COUNT(*) AS n FROM ledger_entry WHERE idempotencyKey = 'uow-receive'"))[0].n)).toBe(0);
+
+      await t.dataSource.query('DROP TRIGGER refuse_done');
+      const retried = await receive(t, client.bearer, { itemID: shortID, units: 7 }, 'uow-receive');
+      expect(retried.status).toBe(201);
+      expect(retried.headers['idempotent-replayed']).toBeUndefined();
+      const replayed = await receive(t, client.bearer, { itemID: shortID, units: 7 }, 'uow-receive');
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body).toEqual(retried.body);
+      expect((await stockOf(t, client.bearer, shortID, 1))?.inStock).toBe(7);
+      await t.dataSource.query(REFUSE_DONE);
+    });
+
+    it('POST /Item creates nothing, and the retry creates the item and stores its Location', async () => {
+      const post = () => request(t.http).post('/api/v1/Item').set('Authorization', client.bearer).set('Idempotency-Key', 'uow-item').send({ shortID: 'UOW-ITEM' });
+      const failed = await post();
+      expect(failed.status).toBe(500);
+      await request(t.http).get('/api/v1/Item?key=UOW-ITEM').set('Authorization', client.bearer).expect(404);
+
+      await t.dataSource.query('DROP TRIGGER refuse_done');
+      const created = await post();
+      expect(created.status).toBe(201);
+      expect(created.headers.location).toBe(`/api/v1/Item/${created.body.partNo}`);
+      const replayed = await post();
+      expect(replayed.status).toBe(201);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.headers.location).toBe(created.headers.location);
+      expect(replayed.body).toEqual(created.body);
+      await t.dataSource.query(REFUSE_DONE);
+    });
+  });
+});
