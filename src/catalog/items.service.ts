@@ -12,7 +12,8 @@ import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
 import { type IdempotencyContext, IdempotencyService } from '../idempotency/idempotency.js';
-import { type CreateItemDto, itemChanges, type ItemResponse, toItemResponse, type UpdateItemDto } from './item.dto.js';
+import { type CreateItemDto, itemChanges, type UpdateItemDto } from './item.dto.js';
+import { type ItemCreatedResponseDto, withStatus } from './item.responses.js';
 
 export class ItemNotFound extends DomainError {
   constructor(what: string) {
@@ -141,7 +142,7 @@ export class ItemsService {
   }
 
   /** POST /Item: the 201 body and Location; with an Idempotency-Key the response is stored in the same transaction. */
-  async create(caller: Caller, dto: CreateItemDto, idem?: IdempotencyContext): Promise<{ body: ItemWithStatus<'created'>; location: string }> {
+  async create(caller: Caller, dto: CreateItemDto, idem?: IdempotencyContext): Promise<{ body: ItemCreatedResponseDto; location: string }> {
     const now = new Date();
     const item = this.items.create({
       ...ITEM_DEFAULTS,
@@ -199,12 +200,4 @@ export class ItemsService {
     }
     return { alias: clean, shortID: item.shortID, partNo: item.partNo };
   }
-}
-
-export type ItemWithStatus<S extends string> = { shortID: string; status: S } & Omit<ItemResponse, 'shortID'>;
-
-/** DECISIONS "Items": `{shortID, status, ...item}`, a superset of both shapes in the spec. */
-export function withStatus<S extends string>(item: Item, status: S): ItemWithStatus<S> {
-  const { shortID, ...fields } = toItemResponse(item);
-  return { shortID, status, ...fields };
 }

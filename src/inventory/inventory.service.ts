@@ -8,8 +8,15 @@ import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
 import { type IdempotencyContext, IdempotencyService } from '../idempotency/idempotency.js';
-import type { IssueDto, LotResponse, MoveDto, ReceiveDto } from './inventory.dto.js';
-import { toLotResponse } from './inventory.dto.js';
+import type { IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import {
+  type IssuedLotResponseDto,
+  type IssuedResponseDto,
+  type MovedLotResponseDto,
+  type MovedResponseDto,
+  type ReceivedResponseDto,
+  toLotResponse,
+} from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
 import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
 import { issueFilter, moveFilter, pick } from './pick.js';
@@ -20,24 +27,6 @@ export class ItemDiscontinued extends DomainError {
   constructor(shortId: string) {
     super('conflict', `Item ${shortId} is discontinued; it cannot be received.`);
   }
-}
-
-export interface ReceiveResult {
-  status: 'received';
-  recNo: number;
-  lot: LotResponse;
-}
-
-export interface IssueResult {
-  status: 'issued';
-  units: number;
-  lots: Array<{ recNo: number; fromRecNo: number; units: number }>;
-}
-
-export interface MoveResult {
-  status: 'moved';
-  units: number;
-  lots: Array<{ recNo: number; fromRecNo: number; units: number; wid: number; spot: string }>;
 }
 
 /**
@@ -54,7 +43,7 @@ export class InventoryService {
     private readonly warehouseNames: WarehouseNames,
   ) {}
 
-  async receive(caller: Caller, dto: ReceiveDto, idem?: IdempotencyContext): Promise<ReceiveResult> {
+  async receive(caller: Caller, dto: ReceiveDto, idem?: IdempotencyContext): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
@@ -92,13 +81,13 @@ export class InventoryService {
       await writeLedger(m, caller, idem, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
-      const result: ReceiveResult = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
+      const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
       await this.idempotency.complete(m, idem, 201, result);
       return result;
     });
   }
 
-  async issue(caller: Caller, dto: IssueDto, idem?: IdempotencyContext): Promise<IssueResult> {
+  async issue(caller: Caller, dto: IssueDto, idem?: IdempotencyContext): Promise<IssuedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
@@ -110,13 +99,13 @@ export class InventoryService {
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
       await adjustLevel(m, item, level, -dto.units, 0, now);
       await writeLedger(m, caller, idem, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
-      const result: IssueResult = { status: 'issued', units: dto.units, lots: done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
+      const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       await this.idempotency.complete(m, idem, 200, result);
       return result;
     });
   }
 
-  async move(caller: Caller, dto: MoveDto, idem?: IdempotencyContext): Promise<MoveResult> {
+  async move(caller: Caller, dto: MoveDto, idem?: IdempotencyContext): Promise<MovedResponseDto> {
     const dest = dto.shipToWid ?? dto.wid;
     if (dest === dto.wid && (dto.toSpot === undefined || dto.toSpot === dto.fromSpot)) {
       throw new ValidationFailed({ toSpot: ['the destination must differ from the source: give shipToWid or a toSpot other than fromSpot'] });
@@ -140,8 +129,8 @@ export class InventoryService {
       }
       const spotOf = (t: TakenLot) => dto.toSpot ?? t.from.spot;
       await writeLedger(m, caller, idem, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
-      const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
-      const result: MoveResult = { status: 'moved', units: dto.units, lots };
+      const lots = done.map((t): MovedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
+      const result: MovedResponseDto = { status: 'moved', units: dto.units, lots };
       await this.idempotency.complete(m, idem, 200, result);
       return result;
     });
