@@ -22,7 +22,7 @@ type FieldOptions = { nullable?: true; description?: string };
 /** A whole number. */
 export const ApiInteger = (options: FieldOptions = {}) => ApiProperty({ type: 'integer', ...options });
 
-/** A quantity: exact, so described as such (DECISIONS "Quantities"). */
+/** A quantity: exact DECIMAL(18,4) (`src/quantity.ts`), which a JSON number alone does not say. */
 export const ApiDecimal = () => ApiProperty({ type: 'number', description: 'Decimal, at most 4 decimal places' });
 
 export const ApiString = (options: FieldOptions = {}) => ApiProperty({ type: 'string', ...options });
