@@ -25,13 +25,6 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorDetails = Record<string, string[]>;
 
-export interface ErrorBody {
-  statusCode: number;
-  error: ErrorCode;
-  message: string;
-  details: ErrorDetails | null;
-}
-
 /**
  * A failure the service expects and names. Features subclass it with their own
  * small classes (`DuplicateShortId`, `InsufficientStock`); services throw those

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ERROR_STATUS } from './errors.js';
-import { type FailureCode, type Failures, ref, SCHEMAS } from './openapi-schemas.js';
+import { ErrorResponseDto, RateLimitedResponseDto } from './http/error.responses.js';
+import type { FailureCode, Failures } from './http/openapi-decorators.js';
 
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type ResponseObject = OperationObject['responses'][string];
@@ -26,15 +27,43 @@ export function setupOpenApi(app: INestApplication): void {
     // The scheme POST /Token names (@ApiBasicAuth); without it the document refers to an undeclared scheme.
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'POST /api/v1/Token: client id as user, secret as password (or both as form or JSON fields)' })
     .build();
-  SwaggerModule.setup(DOCS_PATH, app, () => documentFailures(withSchemas(SwaggerModule.createDocument(app, config))), {
+  // The failure bodies are components even where no decorator names them: documentFailures refers to them.
+  const extraModels = [ErrorResponseDto, RateLimitedResponseDto];
+  SwaggerModule.setup(DOCS_PATH, app, () => closeResponseSchemas(documentFailures(SwaggerModule.createDocument(app, config, { extraModels }))), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],
   });
 }
 
-/** The response schemas the routes refer to (`openapi-schemas.ts`), as named components. */
-function withSchemas(document: OpenAPIObject): OpenAPIObject {
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...SCHEMAS } };
+/**
+ * An answer has exactly the fields its response class declares, and the
+ * document says so: every component schema a response refers to, directly or
+ * through another component, gets `additionalProperties: false` (no
+ * `@nestjs/swagger` decorator can set it on a class: `@ApiSchema` takes a
+ * name and a description only). Request bodies are left open: the validation
+ * pipe strips fields it does not know rather than refusing them. Inline
+ * schemas are left as written: the narrowing half of an error response's
+ * `allOf` must not refuse the fields of `Error` it does not repeat.
+ */
+export function closeResponseSchemas(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>;
+  const closed = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.slice(ref.lastIndexOf('/') + 1);
+      if (closed.has(name) || !schemas[name]) return;
+      closed.add(name);
+      if (schemas[name].properties && schemas[name].additionalProperties === undefined) schemas[name].additionalProperties = false;
+      return visit(schemas[name]);
+    }
+    Object.values(node).forEach(visit);
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item)) if (op && typeof op === 'object' && 'responses' in op) visit(op.responses);
+  }
   return document;
 }
 
@@ -104,13 +133,13 @@ const OTHER_FAILURES = ['request_timeout', 'request_header_fields_too_large', 'i
 function errorResponse(status: number | number[], codes: readonly string[], description: string): ResponseObject {
   const statuses = Array.isArray(status) ? status : [status];
   const narrowed = { type: 'object', required: ['statusCode', 'error'], properties: { statusCode: { type: 'integer', enum: statuses }, error: { type: 'string', enum: [...codes] } } };
-  return { description, content: { 'application/json': { schema: { allOf: [ref('Error'), narrowed] } } } };
+  return { description, content: { 'application/json': { schema: { allOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, narrowed] } } } };
 }
 
 function rateLimited(description: string): ResponseObject {
   return {
     description,
     headers: { 'Retry-After': { description: 'Seconds until a request is accepted again', schema: { type: 'integer' } } },
-    content: { 'application/json': { schema: ref('RateLimited') } },
+    content: { 'application/json': { schema: { $ref: getSchemaPath(RateLimitedResponseDto) } } },
   };
 }

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
-import type { ItemResponse } from '../src/catalog/item.dto.js';
+import type { ItemResponseDto } from '../src/catalog/item.responses.js';
 import { CATEGORY_PIECE_ROWS } from '../src/catalog/items.service.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
@@ -109,7 +109,7 @@ describe(`GET /Item?Category= streamed (${testDatabaseKind()})`, () => {
     const partNos = new Map<string, number>(
       (await t.dataSource.query('SELECT partNo, shortID FROM item')).map((r: { partNo: number; shortID: string }) => [r.shortID, Number(r.partNo)]),
     );
-    const expected: ItemResponse[] = items
+    const expected: ItemResponseDto[] = items
       .filter((i) => i.category === CATEGORY && !i.discontinued)
       .map((i) => ({
         partNo: partNos.get(i.shortID)!,
@@ -129,7 +129,7 @@ describe(`GET /Item?Category= streamed (${testDatabaseKind()})`, () => {
     expected.push(posted);
     expected.sort((a, b) => (a.shortID.toLowerCase() < b.shortID.toLowerCase() ? -1 : 1));
     expect(expected.length).toBe(active + 1);
-    expect(res.body.map((i: ItemResponse) => i.shortID)).toEqual(expected.map((i) => i.shortID));
+    expect(res.body.map((i: ItemResponseDto) => i.shortID)).toEqual(expected.map((i) => i.shortID));
     expect(res.body).toEqual(expected);
     for (const item of res.body) expect(Object.keys(item)).toEqual(ITEM_FIELDS);
   });
@@ -163,7 +163,7 @@ describe(`GET /Item?Category= streamed (${testDatabaseKind()})`, () => {
       const res = await list(BIG_CATEGORY);
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(BIG);
-      expect(res.body.every((item: ItemResponse, i: number) => item.shortID === `BIG-${String(i).padStart(6, '0')}`)).toBe(true);
+      expect(res.body.every((item: ItemResponseDto, i: number) => item.shortID === `BIG-${String(i).padStart(6, '0')}`)).toBe(true);
     });
 
     it('stops reading while the client does not read, and when it goes away; no database connection stays taken', async () => {

@@ -2,7 +2,8 @@ import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, type TestApp } from './app.factory.js';
 import { givenClient, givenWarehouses, type TestClient } from './support/auth.js';
-import { departures, type Doc } from './support/openapi.js';
+import { answerComponents, closedAnswers, departures, type Doc } from './support/openapi.js';
+import { freePort } from './support/redis-process.js';
 
 /**
  * The OpenAPI document tells the truth about every answer: each documented
@@ -10,14 +11,19 @@ import { departures, type Doc } from './support/openapi.js';
  * document gives for that status, field for field and in the same order
  * (an extra, missing, mistyped or reordered field fails). Failures too: every
  * status a request here provokes must be documented for its route, and its
- * `error` code must be one the document names for that status. A new route
- * without a success schema, or a response mapping that drifts from it, fails here.
+ * `error` code must be one the document names for that status. Every schema
+ * an answer can have is closed (each property required, no other allowed),
+ * and each is met by a real answer here at least once. A new route without a
+ * success schema, a response mapper that drifts from its response class, or
+ * a class property without its decorator, fails here.
  */
 describe('the OpenAPI document against real answers', () => {
   let t: TestApp;
   let client: TestClient;
   let doc: Doc;
   const checked = new Set<string>();
+  /** The components real answers were checked against. */
+  const answered = new Set<string>();
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -32,7 +38,7 @@ describe('the OpenAPI document against real answers', () => {
     const [method, path] = op.split(' ');
     const response = doc.paths[path]?.[method.toLowerCase()]?.responses[String(res.status)];
     expect({ op, status: res.status, documented: Boolean(response?.content?.['application/json']) }).toEqual({ op, status: res.status, documented: true });
-    expect({ op, departures: departures(res.body, response!.content!['application/json'].schema, doc) }).toEqual({ op, departures: [] });
+    expect({ op, departures: departures(res.body, response!.content!['application/json'].schema, doc, '$', answered) }).toEqual({ op, departures: [] });
     if (res.status < 300) checked.add(`${method.toLowerCase()} ${path}`);
   };
   const as = (req: request.Test, who: TestClient = client) => req.set('Authorization', who.bearer);
@@ -141,6 +147,27 @@ describe('the OpenAPI document against real answers', () => {
     }
   });
 
+  it('matches /health with REDIS_URL set: the variant that reports Redis', async () => {
+    // A port nobody listens on: the instance serves on and reports redis "down" (DECISIONS "Rate limit").
+    const withRedis = await startTestApp({ config: { redisUrl: `redis://127.0.0.1:${await freePort()}` } });
+    try {
+      const health = await request(withRedis.http).get('/health');
+      expect(health.body).toEqual({ status: 'ok', database: 'up', redis: 'down' });
+      expectDocumented('GET /health', health);
+    } finally {
+      await withRedis.close();
+    }
+  });
+
+  it('pins every answer down: a success schema per operation, every response schema closed, every other component a request body', () => {
+    expect(closedAnswers(doc)).toEqual([]);
+  });
+
+  // After the tests above, which make the real answers.
+  it('met every schema an answer can have with a real answer', () => {
+    expect(answerComponents(doc).filter((name) => !answered.has(name)).sort()).toEqual([]);
+  });
+
   it('documents, per operation, the statuses it can answer', () => {
     const reads = ['200', '400', '401', '403', '429', '503', 'default'];
     const writes = ['400', '401', '403', '409', '413', '422', '429', '503', 'default'];
@@ -193,5 +220,32 @@ describe('the OpenAPI document against real answers', () => {
     expect(departures(error, notFound, doc)).toEqual([]);
     expect(departures({ ...error, error: 'conflict' }, notFound, doc)).not.toEqual([]);
     expect(departures({ ...error, statusCode: 409 }, notFound, doc)).not.toEqual([]);
+  });
+
+  it('reports an answer schema that is not closed, a route without a success schema, and a stray component (the check itself can fail)', () => {
+    const before = new Set(closedAnswers(doc));
+    /** The problems a change to a copy of the document adds. */
+    const drifted = (change: (copy: Doc) => void) => {
+      const copy = structuredClone(doc);
+      change(copy);
+      return closedAnswers(copy).filter((problem) => !before.has(problem));
+    };
+    const schemas = (copy: Doc) => copy.components.schemas;
+    // A property a class declares with `required: false`, or one added without being required.
+    const lot = Object.keys(schemas(doc).Lot.properties!);
+    expect(drifted((c) => schemas(c).Lot.required!.pop())).toEqual([`#/components/schemas/Lot: required ${JSON.stringify(lot.slice(0, -1))}, properties ${JSON.stringify(lot)}`]);
+    expect(drifted((c) => (schemas(c).StockLevel.properties!.extra = { type: 'integer' }))).toHaveLength(1);
+    // A schema that lets other fields through.
+    expect(drifted((c) => delete schemas(c).IssuedLot.additionalProperties)).toEqual(['#/components/schemas/IssuedLot: additionalProperties is not false']);
+    // A field with no type, a route whose success answer has no schema, a component nothing uses.
+    expect(drifted((c) => (schemas(c).Token.properties!.expires_in = {}))).toEqual(['#/components/schemas/Token.expires_in: schema without a type']);
+    expect(drifted((c) => delete c.paths['/api/v1/Item/All'].get.responses['200'].content)).toContain('GET /api/v1/Item/All 200: no JSON schema');
+    expect(drifted((c) => delete c.paths['/api/v1/Item/All'].get.responses['200'])).toContain('GET /api/v1/Item/All: no success response');
+    expect(drifted((c) => (schemas(c).Stray = { type: 'object', properties: {} }))).toEqual(['#/components/schemas/Stray: neither an answer nor a request body']);
+    // An error response narrowing a field Error does not have.
+    const notFound = (c: Doc) => c.paths['/api/v1/Item/{item}'].get.responses['404'].content!['application/json'].schema;
+    expect(drifted((c) => (notFound(c).allOf![1].properties!.code = { type: 'string' }))).toEqual([
+      'GET /api/v1/Item/{item} 404.allOf[1]: code narrows no property of #/components/schemas/Error',
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.js';
 import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup } from './auth.entities.js';
 import { Caller } from './caller.js';
 import { credentialMatches, hashCredential, newAccessToken, UNKNOWN_CLIENT_HASH } from './credentials.js';
+import type { TokenResponseDto } from './token.responses.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** RFC 6749 §5.2 failures of POST /Token, in the spec's error shape (DECISIONS "Authentication"). */
@@ -38,12 +39,6 @@ export class Unauthenticated extends DomainError {
     const challenge = reason === 'missing' ? 'Bearer realm="inventory"' : 'Bearer realm="inventory", error="invalid_token"';
     super('unauthorized', message, null, { 'WWW-Authenticate': challenge });
   }
-}
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'bearer';
-  expires_in: number;
 }
 
 /** A token as cached: whose it is, until when, and under which of the client's token generations it was issued. */
@@ -91,7 +86,7 @@ export class AccessService {
   }
 
   /** POST /Token once the client is known: RFC 6749 §4.4 with the checks of DECISIONS "Authentication". */
-  async token(body: unknown, basicClient: IntegrationClient | undefined): Promise<TokenResponse> {
+  async token(body: unknown, basicClient: IntegrationClient | undefined): Promise<TokenResponseDto> {
     const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     const grantType = field(fields, 'grant_type');
     const clientId = field(fields, 'client_id');
@@ -110,7 +105,7 @@ export class AccessService {
   }
 
   /** A token of the client's current generation: a disable that commits meanwhile revokes it too. */
-  private async issue({ clientId, tokenGeneration }: IntegrationClient): Promise<TokenResponse> {
+  private async issue({ clientId, tokenGeneration }: IntegrationClient): Promise<TokenResponseDto> {
     const token = newAccessToken();
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.tokenTtlSeconds * 1000);

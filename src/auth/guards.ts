@@ -1,7 +1,7 @@
 import { applyDecorators, type CanActivate, createParamDecorator, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiExtension, ApiOperation } from '@nestjs/swagger';
-import { ApiFailures } from '../openapi-schemas.js';
+import { ApiFailures } from '../http/openapi-decorators.js';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { AccessService, Unauthenticated } from './access.service.js';

@@ -1,12 +1,13 @@
-import { Body, Controller, Header, HttpCode, Injectable, Post, Req, UseGuards, type ExecutionContext } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, HttpStatus, Injectable, Post, Req, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
-import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiFailures, ref } from '../openapi-schemas.js';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
-import { AccessService, InvalidClient, type TokenResponse } from './access.service.js';
+import { AccessService, InvalidClient } from './access.service.js';
 import type { IntegrationClient } from './auth.entities.js';
 import { Public } from './guards.js';
+import { TokenResponseDto } from './token.responses.js';
 
 /**
  * HTTP Basic client authentication for POST /Token (RFC 6749 §2.3.1: id and
@@ -91,7 +92,7 @@ export class TokenController {
       },
     },
   })
-  @ApiOkResponse({ description: 'A bearer token (Cache-Control: no-store)', schema: ref('Token') })
+  @ApiAnswer(HttpStatus.OK, TokenResponseDto, 'A bearer token (Cache-Control: no-store)')
   @ApiFailures({
     invalid_request: 'grant_type, client_id or client_secret missing or not a single string, or credentials both in Basic and in the body',
     unsupported_grant_type: 'a grant_type other than client_credentials',
@@ -99,7 +100,7 @@ export class TokenController {
     rate_limited: 'over the rate limit, counted per remote address (Retry-After: seconds)',
     service_unavailable: 'the database connection was lost under the request',
   })
-  token(@Req() req: Request, @Body() body: Record<string, unknown>): Promise<TokenResponse> {
+  token(@Req() req: Request, @Body() body: Record<string, unknown>): Promise<TokenResponseDto> {
     return this.access.token(body, req.user as IntegrationClient | undefined);
   }
 }

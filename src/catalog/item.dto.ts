@@ -109,38 +109,3 @@ export function itemChanges(dto: ItemFieldsDto): Partial<Item> {
   };
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<Item>;
 }
-
-export interface ItemResponse {
-  partNo: number;
-  shortID: string;
-  description: string;
-  category: number;
-  subCategory: number;
-  uOM: string;
-  putUp: string;
-  units: number;
-  dfltOwner: number;
-  created: string;
-  modified: string;
-  discontinued: boolean;
-  createdBy: string;
-}
-
-/** The spec's Item fields in the spec's order; nothing internal (shortIdKey) leaks. */
-export function toItemResponse(item: Item): ItemResponse {
-  return {
-    partNo: item.partNo,
-    shortID: item.shortID,
-    description: item.description,
-    category: item.category,
-    subCategory: item.subCategory,
-    uOM: item.uOM,
-    putUp: item.putUp,
-    units: item.units,
-    dfltOwner: item.dfltOwner,
-    created: item.created.toISOString(),
-    modified: item.modified.toISOString(),
-    discontinued: item.discontinued,
-    createdBy: item.createdBy,
-  };
-}

@@ -4,14 +4,22 @@ import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
-import type { Page } from '../pagination/page.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
-import { CreateItemDto, ItemQueryDto, type ItemResponse, toItemResponse, UpdateItemDto } from './item.dto.js';
+import { CreateItemDto, ItemQueryDto, UpdateItemDto } from './item.dto.js';
+import {
+  ItemCreatedResponseDto,
+  ItemDiscontinuedResponseDto,
+  ItemPageResponseDto,
+  ItemResponseDto,
+  ItemUpdatedResponseDto,
+  toItemResponse,
+  withStatus,
+} from './item.responses.js';
 import { Idempotent } from '../idempotency/idempotency.js';
-import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
+import { ApiAnswer, ApiFailures, oneOf } from '../http/openapi-decorators.js';
 import { AppLogger } from '../http/logger.js';
 import { jsonArrayFile } from '../http/json-array.js';
-import { ItemsService, withStatus } from './items.service.js';
+import { ItemsService } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
 @ApiTags('Items')
@@ -28,9 +36,9 @@ export class ItemsController {
     SecurityId.ItemMasterList,
     'List active items by shortID (paginated); with key (and type id|alias) one item; with Category a flat array',
   )
-  @ApiAnswer(HttpStatus.OK, { oneOf: [pageOf('Item'), ref('Item'), { type: 'array', items: ref('Item') }] }, 'A page of items; with key, one item; with Category, a flat array')
+  @ApiAnswer(HttpStatus.OK, oneOf([ItemPageResponseDto, ItemResponseDto, [ItemResponseDto]]), 'A page of items; with key, one item; with Category, a flat array')
   @ApiFailures({ not_found: 'with key: no item has that shortID (type=id) or alias (type=alias)' })
-  async find(@Query() query: ItemQueryDto, @Req() req: Request): Promise<Page<ItemResponse> | ItemResponse | StreamableFile> {
+  async find(@Query() query: ItemQueryDto, @Req() req: Request): Promise<ItemPageResponseDto | ItemResponseDto | StreamableFile> {
     if (query.key !== undefined) {
       return toItemResponse(await (query.type === 'alias' ? this.items.byAlias(query.key) : this.items.byShortId(query.key)));
     }
@@ -43,8 +51,8 @@ export class ItemsController {
 
   @Get('All')
   @RequirePermission(SecurityId.ItemMasterList, 'List all items, discontinued included (paginated)')
-  @ApiAnswer(HttpStatus.OK, pageOf('Item'))
-  async all(@Query() query: PageQueryDto): Promise<Page<ItemResponse>> {
+  @ApiAnswer(HttpStatus.OK, ItemPageResponseDto)
+  async all(@Query() query: PageQueryDto): Promise<ItemPageResponseDto> {
     return (await this.items.list(query, true)).map(toItemResponse);
   }
 
@@ -53,18 +61,18 @@ export class ItemsController {
   @Get(':item')
   @RequirePermission(SecurityId.ItemMasterList, 'Get one item by part number')
   @ApiParam({ name: 'item', description: "The item's partNo", schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
-  @ApiAnswer(HttpStatus.OK, ref('Item'))
+  @ApiAnswer(HttpStatus.OK, ItemResponseDto)
   @ApiFailures({ not_found: 'no item has that partNo (or it is not a whole number from 1 to 2147483647)' })
-  async one(@Param('item') partNo: string): Promise<ItemResponse> {
+  async one(@Param('item') partNo: string): Promise<ItemResponseDto> {
     return toItemResponse(await this.items.byPartNo(partNo));
   }
 
   @Post()
   @Idempotent()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Create an item; 201 with the full item and status "created"')
-  @ApiAnswer(HttpStatus.CREATED, ref('ItemCreated'))
+  @ApiAnswer(HttpStatus.CREATED, ItemCreatedResponseDto)
   @ApiFailures({ conflict: 'an item with that shortID already exists (regardless of case); or too much concurrent change, retry' })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Res({ passthrough: true }) res: Response) {
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateItemDto, @Res({ passthrough: true }) res: Response): Promise<ItemCreatedResponseDto> {
     const item = await this.items.create(caller, dto);
     res.location(`/api/v1/Item/${item.partNo}`);
     return withStatus(item, 'created');
@@ -72,9 +80,9 @@ export class ItemsController {
 
   @Put()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Update an item; omitted fields stay unchanged; discontinued:false reactivates')
-  @ApiAnswer(HttpStatus.OK, ref('ItemUpdated'))
+  @ApiAnswer(HttpStatus.OK, ItemUpdatedResponseDto)
   @ApiFailures({ not_found: 'no item has that shortID' })
-  async update(@Body() dto: UpdateItemDto) {
+  async update(@Body() dto: UpdateItemDto): Promise<ItemUpdatedResponseDto> {
     const item = await this.items.update(dto);
     return withStatus(item, 'updated');
   }
@@ -83,9 +91,9 @@ export class ItemsController {
   @HttpCode(200)
   @RequirePermission(SecurityId.ModifyItemMaster, 'Discontinue an item (logical deletion; the same answer when repeated)')
   @ApiParam({ name: 'item', description: "The item's shortID (regardless of case)", schema: { type: 'string', minLength: 1, maxLength: 64 } })
-  @ApiAnswer(HttpStatus.OK, ref('ItemDiscontinued'))
+  @ApiAnswer(HttpStatus.OK, ItemDiscontinuedResponseDto)
   @ApiFailures({ not_found: 'no item has that shortID' })
-  async discontinue(@Param('item') shortId: string) {
+  async discontinue(@Param('item') shortId: string): Promise<ItemDiscontinuedResponseDto> {
     const item = await this.items.discontinue(shortId);
     return { shortID: item.shortID, status: 'discontinued' as const };
   }

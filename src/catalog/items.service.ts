@@ -11,7 +11,7 @@ import { shortIdProblem } from '../http/validators.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
-import { type CreateItemDto, itemChanges, type ItemResponse, toItemResponse, type UpdateItemDto } from './item.dto.js';
+import { type CreateItemDto, itemChanges, type UpdateItemDto } from './item.dto.js';
 
 export class ItemNotFound extends DomainError {
   constructor(what: string) {
@@ -192,12 +192,4 @@ export class ItemsService {
     }
     return { alias: clean, shortID: item.shortID, partNo: item.partNo };
   }
-}
-
-export type ItemWithStatus<S extends string> = { shortID: string; status: S } & Omit<ItemResponse, 'shortID'>;
-
-/** DECISIONS "Items": `{shortID, status, ...item}`, a superset of both shapes in the spec. */
-export function withStatus<S extends string>(item: Item, status: S): ItemWithStatus<S> {
-  const { shortID, ...fields } = toItemResponse(item);
-  return { shortID, status, ...fields };
 }

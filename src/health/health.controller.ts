@@ -1,10 +1,12 @@
 import { Controller, Get, HttpStatus } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ref } from '../openapi-schemas.js';
+import { ApiAnswer, oneOf } from '../http/openapi-decorators.js';
+import { ErrorResponseDto } from '../http/error.responses.js';
 import { DataSource } from 'typeorm';
 import { Unmetered } from '../auth/guards.js';
 import { DatabaseUnavailable } from '../database/errors.js';
-import { RedisLink, type RedisStatus } from '../redis/redis-link.js';
+import { RedisLink } from '../redis/redis-link.js';
+import { HealthResponseDto, HealthWithRedisResponseDto } from './health.responses.js';
 
 const PING_TIMEOUT_MS = 2000;
 
@@ -20,9 +22,12 @@ export class HealthController {
   @Get()
   @Unmetered()
   @ApiOperation({ summary: 'Liveness and database check: 200 when the database answers, else 503' })
-  @ApiAnswer(HttpStatus.OK, ref('Health'))
-  @ApiResponse({ status: HttpStatus.SERVICE_UNAVAILABLE, description: 'The database is not answering', schema: ref('Error') })
-  async check(): Promise<{ status: 'ok'; database: 'up'; redis?: RedisStatus }> {
+  @ApiAnswer(
+    HttpStatus.OK,
+    oneOf([HealthResponseDto, HealthWithRedisResponseDto], '`redis` only when REDIS_URL is set: "down" while Redis fails and each instance counts rate limits in process (still 200)'),
+  )
+  @ApiResponse({ status: HttpStatus.SERVICE_UNAVAILABLE, description: 'The database is not answering', type: ErrorResponseDto })
+  async check(): Promise<HealthResponseDto | HealthWithRedisResponseDto> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new DatabaseUnavailable()), PING_TIMEOUT_MS);

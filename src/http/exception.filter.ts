@@ -2,7 +2,8 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import type { Request, Response } from 'express';
 import { AppLogger } from './logger.js';
 import { isDatabaseUnavailable, lostConnection } from '../database/errors.js';
-import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode, RateLimitExceeded } from '../errors.js';
+import { DomainError, ERROR_STATUS, type ErrorCode, RateLimitExceeded } from '../errors.js';
+import type { ErrorResponseDto, RateLimitedResponseDto } from './error.responses.js';
 
 /**
  * The one place where failures become responses (spec "Errors", DECISIONS
@@ -21,7 +22,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     if (exception instanceof RateLimitExceeded) {
       // DECISIONS "Rate limit": the one failure with its own, simpler body.
-      res.set('Retry-After', String(exception.retryAfterSeconds)).status(429).json({ message: exception.message });
+      const body: RateLimitedResponseDto = { message: exception.message };
+      res.set('Retry-After', String(exception.retryAfterSeconds)).status(429).json(body);
       return;
     }
     const { body, headers } = this.toResponse(exception, req);
@@ -35,7 +37,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     res.set(headers).status(body.statusCode).json(body);
   }
 
-  private toResponse(exception: unknown, req: Request): { body: ErrorBody; headers: Record<string, string> } {
+  private toResponse(exception: unknown, req: Request): { body: ErrorResponseDto; headers: Record<string, string> } {
     if (exception instanceof DomainError) {
       return { body: errorBody(exception.code, exception.message, exception.details), headers: exception.headers };
     }
@@ -50,12 +52,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 }
 
-export function errorBody(code: ErrorCode, message: string, details: ErrorBody['details'] = null): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, details: ErrorResponseDto['details'] = null): ErrorResponseDto {
   return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' ? details : null };
 }
 
 /** Framework exceptions: unknown routes, a malformed path, anything Nest raises itself. */
-function fromHttpException(exception: HttpException, req: Request): ErrorBody {
+function fromHttpException(exception: HttpException, req: Request): ErrorResponseDto {
   const status = exception.getStatus();
   if (status === 404) return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
   if (status >= 500) return errorBody(status === 501 ? 'not_implemented' : 'internal_error', 'An unexpected error occurred.');

@@ -7,7 +7,7 @@ import { from, type Observable, of, switchMap } from 'rxjs';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
 import { DomainError, ValidationFailed } from '../errors.js';
-import { ApiFailures } from '../openapi-schemas.js';
+import { ApiFailures } from '../http/openapi-decorators.js';
 import { IdempotencyRecord } from './idempotency.entity.js';
 
 const KEEP_MS = 24 * 3600 * 1000;

@@ -8,7 +8,8 @@ import { fromTenThousandths, storedTenThousandths } from '../quantity.js';
 import { DomainError } from '../errors.js';
 import { MAX_PAGE_SIZE, Page, paginate, resolvePage, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
-import { type LotQueryDto, type LotResponse, type StockLevelResponse, toLotResponse, toTransactionResponse, type TransactionResponse } from './inventory.dto.js';
+import type { LotQueryDto } from './inventory.dto.js';
+import { type LotResponseDto, type StockLevelResponseDto, toLotResponse, toTransactionResponse, type TransactionResponseDto } from './inventory.responses.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import { WarehouseNames } from './warehouse-names.js';
 
@@ -62,7 +63,7 @@ export class InventoryQueries {
     return [wid];
   }
 
-  async lotPage(wids: number[], query: LotQueryDto): Promise<Page<LotResponse>> {
+  async lotPage(wids: number[], query: LotQueryDto): Promise<Page<LotResponseDto>> {
     const request = resolvePage(query, LOT_PAGES);
     const partNo = query.itemID === undefined ? undefined : await this.partNoOf(query.itemID);
     if (!wids.length || partNo === null) return new Page([], 0, request);
@@ -84,7 +85,7 @@ export class InventoryQueries {
    * shortID, a `modifiedSince` filter, or a scope of some but not all
    * warehouses has to aggregate every item in scope.
    */
-  async stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponse>> {
+  async stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
     const request = resolvePage(query, STOCK_PAGES);
     if (!wids.length) return new Page([], 0, request);
     const { allWarehouses, totalCount } = await this.stockTotal(wids, request.modifiedSince);
@@ -104,7 +105,7 @@ export class InventoryQueries {
     const rows = await qb.offset(request.offset).limit(request.pageSize).getRawMany<{ partNo: number; inStock: string | number; onHold: string | number }>();
     const items = await this.itemsOf(rows.map((r) => Number(r.partNo)));
     return new Page(
-      rows.map((r) => {
+      rows.map((r): StockLevelResponseDto => {
         // Sums of stored values, exact as ten-thousandths whatever their size: no stored data can make a list fail.
         const inStock = storedTenThousandths(r.inStock);
         const onHold = storedTenThousandths(r.onHold);
@@ -148,7 +149,7 @@ export class InventoryQueries {
   }
 
   /** GET /Inventory/Transactions (extension): ledger rows touching the caller's warehouses. */
-  async ledgerPage(wids: number[], query: LotQueryDto): Promise<Page<TransactionResponse>> {
+  async ledgerPage(wids: number[], query: LotQueryDto): Promise<Page<TransactionResponseDto>> {
     const request = resolvePage(query, LEDGER_PAGES);
     const partNo = query.itemID === undefined ? undefined : await this.partNoOf(query.itemID);
     if (!wids.length || partNo === null) return new Page([], 0, request);

@@ -3,10 +3,18 @@ import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { type Caller, FORBIDDEN } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
-import { ApiAnswer, ApiFailures, pageOf, ref } from '../openapi-schemas.js';
+import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
 import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import {
+  IssuedResponseDto,
+  LotPageResponseDto,
+  MovedResponseDto,
+  ReceivedResponseDto,
+  StockLevelPageResponseDto,
+  TransactionPageResponseDto,
+} from './inventory.responses.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';
 
@@ -27,52 +35,52 @@ export class InventoryController {
 
   @Get()
   @RequirePermission(SecurityId.ItemMasterList, "List lots in the caller's warehouses, newest first")
-  @ApiAnswer(HttpStatus.OK, pageOf('Lot'))
-  lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto) {
+  @ApiAnswer(HttpStatus.OK, LotPageResponseDto)
+  lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto): Promise<LotPageResponseDto> {
     return this.queries.lotPage(this.queries.scope(caller), query);
   }
 
   @Get('StockLevels')
   @RequirePermission(SecurityId.ItemMasterList, "Stock levels per item over the caller's warehouses")
-  @ApiAnswer(HttpStatus.OK, pageOf('StockLevel'))
-  stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
+  @ApiAnswer(HttpStatus.OK, StockLevelPageResponseDto)
+  stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto): Promise<StockLevelPageResponseDto> {
     return this.queries.stockPage(this.queries.scope(caller), query);
   }
 
   @Get('StockLevels/:wid')
   @RequirePermission(SecurityId.ItemMasterList, 'Stock levels per item in one warehouse')
   @ApiParam(WID)
-  @ApiAnswer(HttpStatus.OK, pageOf('StockLevel'))
+  @ApiAnswer(HttpStatus.OK, StockLevelPageResponseDto)
   @ApiFailures(ONE_WAREHOUSE)
-  stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto) {
+  stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto): Promise<StockLevelPageResponseDto> {
     return this.queries.stockPage(this.queries.scope(caller, wid), query);
   }
 
   @Get('Transactions')
   @RequirePermission(SecurityId.ItemMasterList, "Extension: the inventory ledger (one row per lot touched) in the caller's warehouses")
-  @ApiAnswer(HttpStatus.OK, pageOf('Transaction'))
-  transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto) {
+  @ApiAnswer(HttpStatus.OK, TransactionPageResponseDto)
+  transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto): Promise<TransactionPageResponseDto> {
     return this.queries.ledgerPage(this.queries.scope(caller), query);
   }
 
   @Get(':wid')
   @RequirePermission(SecurityId.ItemMasterList, 'List lots in one warehouse, newest first')
   @ApiParam(WID)
-  @ApiAnswer(HttpStatus.OK, pageOf('Lot'))
+  @ApiAnswer(HttpStatus.OK, LotPageResponseDto)
   @ApiFailures(ONE_WAREHOUSE)
-  lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto) {
+  lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto): Promise<LotPageResponseDto> {
     return this.queries.lotPage(this.queries.scope(caller, wid), query);
   }
 
   @Post('Receive')
   @Idempotent()
   @RequirePermission(SecurityId.PositiveAdjustment, 'Receive: a positive adjustment creating a new lot; 201 {status, recNo, lot}')
-  @ApiAnswer(HttpStatus.CREATED, ref('Received'))
+  @ApiAnswer(HttpStatus.CREATED, ReceivedResponseDto)
   @ApiFailures({
     forbidden: `"${FORBIDDEN.scope}"`,
     conflict: `the item is discontinued; the stock would pass 99999999999.9999 units; ${WRITE_CONFLICT}`,
   })
-  receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @RequestKey() key: string | null) {
+  receive(@CurrentCaller() caller: Caller, @Body() dto: ReceiveDto, @RequestKey() key: string | null): Promise<ReceivedResponseDto> {
     return this.inventory.receive(caller, dto, key);
   }
 
@@ -80,12 +88,12 @@ export class InventoryController {
   @HttpCode(200)
   @Idempotent()
   @RequirePermission(SecurityId.LocateMoveUnits, 'Move units between spots or warehouses, oldest lots first; 200 {status, units, lots}')
-  @ApiAnswer(HttpStatus.OK, ref('Moved'))
+  @ApiAnswer(HttpStatus.OK, MovedResponseDto)
   @ApiFailures({
     forbidden: `"${FORBIDDEN.scope}" (wid or shipToWid)`,
     conflict: `insufficient stock: not enough units in the matching lots (requested and available named; nothing changes); ${WRITE_CONFLICT}`,
   })
-  move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @RequestKey() key: string | null) {
+  move(@CurrentCaller() caller: Caller, @Body() dto: MoveDto, @RequestKey() key: string | null): Promise<MovedResponseDto> {
     return this.inventory.move(caller, dto, key);
   }
 
@@ -93,12 +101,12 @@ export class InventoryController {
   @HttpCode(200)
   @Idempotent()
   @RequirePermission(SecurityId.NegativeAdjustment, 'Issue: a negative adjustment from in-stock, not-held lots, oldest first; 200 {status, units, lots}')
-  @ApiAnswer(HttpStatus.OK, ref('Issued'))
+  @ApiAnswer(HttpStatus.OK, IssuedResponseDto)
   @ApiFailures({
     forbidden: `"${FORBIDDEN.scope}"`,
     conflict: `insufficient stock: not enough units in the matching lots (requested and available named; nothing changes); ${WRITE_CONFLICT}`,
   })
-  issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @RequestKey() key: string | null) {
+  issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @RequestKey() key: string | null): Promise<IssuedResponseDto> {
     return this.inventory.issue(caller, dto, key);
   }
 }

@@ -1,11 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsDate, IsOptional } from 'class-validator';
-import type { Item } from '../catalog/catalog.entities.js';
 import { toIsoDate } from '../http/datetime.js';
 import { IsDecimal4, IsIdentifier, IsInt32, IsShortId, IsText } from '../http/validators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
-import type { LedgerEntry, Lot } from './inventory.entities.js';
 
 /** Fields every inventory write shares. */
 class InventoryWriteDto {
@@ -89,105 +87,4 @@ export class LotQueryDto extends PageQueryDto {
   @IsOptional()
   @IsShortId('itemID')
   itemID?: string;
-}
-
-export interface LotResponse {
-  recNo: number;
-  partNo: number;
-  shortID: string;
-  description: string;
-  associate: string;
-  warehouse: string;
-  wID: number;
-  spot: string;
-  units: number;
-  received: string;
-  shipped: string | null;
-  serial: string;
-  serial2: string;
-  rFIDTag: string;
-  remark: string;
-  hold: boolean;
-  jobID: number;
-  jobName: string;
-  active: boolean;
-}
-
-/** The spec's Lot fields in the spec's order. */
-export function toLotResponse(lot: Lot, item: Pick<Item, 'shortID' | 'description'>, warehouse: string): LotResponse {
-  return {
-    recNo: lot.recNo,
-    partNo: lot.partNo,
-    shortID: item.shortID,
-    description: item.description,
-    associate: lot.associate,
-    warehouse,
-    wID: lot.wID,
-    spot: lot.spot,
-    units: lot.units,
-    received: lot.received.toISOString(),
-    shipped: lot.shipped ? lot.shipped.toISOString() : null,
-    serial: lot.serial,
-    serial2: lot.serial2,
-    rFIDTag: lot.rFIDTag,
-    remark: lot.remark,
-    hold: lot.hold,
-    jobID: lot.jobID,
-    jobName: lot.jobName,
-    active: lot.active,
-  };
-}
-
-export interface StockLevelResponse {
-  partNo: number;
-  shortID: string;
-  available: number;
-  inStock: number;
-  onOrder: number;
-  onHold: number;
-  committed: number;
-  packed: number;
-  aSN: number;
-}
-
-export interface TransactionResponse {
-  id: number;
-  operationId: string;
-  operation: string;
-  created: string;
-  partNo: number;
-  shortID: string;
-  recNo: number;
-  fromRecNo: number | null;
-  fromWid: number | null;
-  fromSpot: string | null;
-  toWid: number | null;
-  toSpot: string | null;
-  units: number;
-  reasonCode: number | null;
-  reference: string;
-  remark: string;
-  clientId: string;
-}
-
-export function toTransactionResponse(e: LedgerEntry, shortID: string): TransactionResponse {
-  return {
-    id: e.id,
-    operationId: e.operationId,
-    operation: e.operation,
-    created: e.created.toISOString(),
-    partNo: e.partNo,
-    shortID,
-    recNo: e.recNo,
-    fromRecNo: e.fromRecNo,
-    fromWid: e.fromWid,
-    fromSpot: e.fromSpot,
-    toWid: e.toWid,
-    toSpot: e.toSpot,
-    units: e.units,
-    reasonCode: e.reasonCode,
-    reference: e.reference,
-    remark: e.remark,
-    clientId: e.clientId,
-  };
 }

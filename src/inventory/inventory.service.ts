@@ -7,8 +7,15 @@ import { caseKey } from '../database/case-key.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
-import type { IssueDto, LotResponse, MoveDto, ReceiveDto } from './inventory.dto.js';
-import { toLotResponse } from './inventory.dto.js';
+import type { IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import {
+  type IssuedLotResponseDto,
+  type IssuedResponseDto,
+  type MovedLotResponseDto,
+  type MovedResponseDto,
+  type ReceivedResponseDto,
+  toLotResponse,
+} from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
 import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
 import { issueFilter, moveFilter, pick } from './pick.js';
@@ -19,24 +26,6 @@ export class ItemDiscontinued extends DomainError {
   constructor(shortId: string) {
     super('conflict', `Item ${shortId} is discontinued; it cannot be received.`);
   }
-}
-
-export interface ReceiveResult {
-  status: 'received';
-  recNo: number;
-  lot: LotResponse;
-}
-
-export interface IssueResult {
-  status: 'issued';
-  units: number;
-  lots: Array<{ recNo: number; fromRecNo: number; units: number }>;
-}
-
-export interface MoveResult {
-  status: 'moved';
-  units: number;
-  lots: Array<{ recNo: number; fromRecNo: number; units: number; wid: number; spot: string }>;
 }
 
 /**
@@ -53,7 +42,7 @@ export class InventoryService {
     private readonly warehouseNames: WarehouseNames,
   ) {}
 
-  async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceiveResult> {
+  async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
@@ -91,12 +80,12 @@ export class InventoryService {
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
-      const result: ReceiveResult = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
+      const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
       return result;
     });
   }
 
-  async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null): Promise<IssueResult> {
+  async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null): Promise<IssuedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
@@ -108,12 +97,12 @@ export class InventoryService {
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
       await adjustLevel(m, item, level, -dto.units, 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
-      const result: IssueResult = { status: 'issued', units: dto.units, lots: done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
+      const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       return result;
     });
   }
 
-  async move(caller: Caller, dto: MoveDto, requestKey: string | null = null): Promise<MoveResult> {
+  async move(caller: Caller, dto: MoveDto, requestKey: string | null = null): Promise<MovedResponseDto> {
     const dest = dto.shipToWid ?? dto.wid;
     if (dest === dto.wid && (dto.toSpot === undefined || dto.toSpot === dto.fromSpot)) {
       throw new ValidationFailed({ toSpot: ['the destination must differ from the source: give shipToWid or a toSpot other than fromSpot'] });
@@ -137,8 +126,8 @@ export class InventoryService {
       }
       const spotOf = (t: TakenLot) => dto.toSpot ?? t.from.spot;
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
-      const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
-      const result: MoveResult = { status: 'moved', units: dto.units, lots };
+      const lots = done.map((t): MovedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
+      const result: MovedResponseDto = { status: 'moved', units: dto.units, lots };
       return result;
     });
   }
