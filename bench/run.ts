@@ -3,7 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
-import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy } from './harness.js';
+import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy, waitQuiet } from './harness.js';
 import { fillLotCounter, seed, type Seeded } from './seed.js';
 
 /**
@@ -180,6 +180,8 @@ function randomPartNo(s: Seeded): number {
 }
 
 async function drive(name: string, port: number, next: () => Record<string, unknown>, headers: Record<string, string> = {}): Promise<Row> {
+  const waited = await waitQuiet(DB_URL);
+  if (waited > 1000) log(`waited ${(waited / 1000).toFixed(1)} s for the database to finish the previous scenario's statements`);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
