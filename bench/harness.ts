@@ -1,5 +1,6 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
@@ -97,5 +98,31 @@ export async function stopAndCheckLedger(service: ChildProcess, url: string): Pr
     return { ledger, ledgerRows: Number(n) };
   } finally {
     await ds.destroy();
+  }
+}
+
+/**
+ * Waits until no statement runs on the bench database, for two readings 250 ms
+ * apart: a scenario that saturates the service leaves requests queued for its
+ * pool after autocannon stops (the service does not drop a request whose
+ * client went away), and that backlog would otherwise be measured as the next
+ * scenario's latency. Gives up after `maxMs`. Returns the time waited.
+ */
+export async function waitQuiet(url: string, maxMs = 300_000): Promise<number> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const db = await mysql.createConnection({ uri: url });
+  const t0 = Date.now();
+  try {
+    for (let quiet = 0; quiet < 2 && Date.now() - t0 < maxMs; ) {
+      const [[row]] = (await db.query(
+        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID()",
+        [name],
+      )) as [Array<{ n: number | string }>, unknown];
+      quiet = Number(row.n) === 0 ? quiet + 1 : 0;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return Date.now() - t0;
+  } finally {
+    await db.end();
   }
 }
