@@ -62,6 +62,8 @@ describe('the OpenAPI document against real answers', () => {
     expectDocumented('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ itemID: 'DOC-1', units: 10, wid: 1, reasonCode: 1, serial: 'S1' }));
     expectDocumented('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue')).send({ itemID: 'DOC-1', units: 2.5, wid: 1, reasonCode: 2 }));
     expectDocumented('POST /api/v1/Inventory/Move', await as(request(http).post('/api/v1/Inventory/Move')).send({ itemID: 'DOC-1', units: 1, wid: 1, shipToWid: 2 }));
+    expectDocumented('POST /api/v1/Inventory/Hold', await as(request(http).post('/api/v1/Inventory/Hold')).send({ itemID: 'DOC-1', units: 2, wid: 1, reasonCode: 3 }));
+    expectDocumented('POST /api/v1/Inventory/Release', await as(request(http).post('/api/v1/Inventory/Release')).send({ itemID: 'DOC-1', wid: 1, reasonCode: 4 }));
     expectDocumented('GET /api/v1/Inventory', await as(request(http).get('/api/v1/Inventory')));
     expectDocumented('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/2')));
     expectDocumented('GET /api/v1/Inventory/StockLevels', await as(request(http).get('/api/v1/Inventory/StockLevels')));
@@ -121,6 +123,7 @@ describe('the OpenAPI document against real answers', () => {
     await fail('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue')).send({ ...receive, units: 5, reasonCode: 2 }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Move', await as(request(http).post('/api/v1/Inventory/Move')).send({ ...receive, units: 5, shipToWid: 2 }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ ...receive, itemID: 'DOC-OLD' }), 409, 'conflict');
+    await fail('POST /api/v1/Inventory/Release', await as(request(http).post('/api/v1/Inventory/Release')).send({ ...receive, units: 5, reasonCode: 4 }), 409, 'conflict');
 
     // 413: a body over 1 MiB. 422: an Idempotency-Key reused with another body.
     await fail('PUT /api/v1/Item', await as(request(http).put('/api/v1/Item')).send({ shortID: 'DOC-2', remark: 'x'.repeat(1_100_000) }), 413, 'payload_too_large');
@@ -191,6 +194,8 @@ describe('the OpenAPI document against real answers', () => {
       'POST /api/v1/Inventory/Receive': ['201', ...writes].sort(),
       'POST /api/v1/Inventory/Move': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Issue': ['200', ...writes].sort(),
+      'POST /api/v1/Inventory/Hold': ['200', ...writes].sort(),
+      'POST /api/v1/Inventory/Release': ['200', ...writes].sort(),
     });
   });
 

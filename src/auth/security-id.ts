@@ -2,7 +2,7 @@
 export enum SecurityId {
   /** Item Master List: list lots and stock levels, list and get items. */
   ItemMasterList = 11,
-  /** Locate/Move Units: POST /Inventory/Move. */
+  /** Locate/Move Units: POST /Inventory/Move, /Hold and /Release. */
   LocateMoveUnits = 15,
   /** Negative Adjustment: POST /Inventory/Issue. */
   NegativeAdjustment = 88,

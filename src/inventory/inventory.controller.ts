@@ -6,12 +6,14 @@ import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
-import { IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import { HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
+  HeldResponseDto,
   IssuedResponseDto,
   LotPageResponseDto,
   MovedResponseDto,
   ReceivedResponseDto,
+  ReleasedResponseDto,
   StockLevelPageResponseDto,
   TransactionPageResponseDto,
 } from './inventory.responses.js';
@@ -108,5 +110,31 @@ export class InventoryController {
   })
   issue(@CurrentCaller() caller: Caller, @Body() dto: IssueDto, @RequestKey() key: string | null): Promise<IssuedResponseDto> {
     return this.inventory.issue(caller, dto, key);
+  }
+
+  @Post('Hold')
+  @HttpCode(200)
+  @Idempotent()
+  @RequirePermission(SecurityId.LocateMoveUnits, 'Extension: put matching in-stock lots on hold (all of them, or `units` oldest first); 200 {status, units, lots}')
+  @ApiAnswer(HttpStatus.OK, HeldResponseDto)
+  @ApiFailures({
+    forbidden: `"${FORBIDDEN.scope}"`,
+    conflict: `not enough matching units that are not held (requested and available named; also when nothing matches; nothing changes); ${WRITE_CONFLICT}`,
+  })
+  hold(@CurrentCaller() caller: Caller, @Body() dto: HoldDto, @RequestKey() key: string | null): Promise<HeldResponseDto> {
+    return this.inventory.hold(caller, dto, true, key);
+  }
+
+  @Post('Release')
+  @HttpCode(200)
+  @Idempotent()
+  @RequirePermission(SecurityId.LocateMoveUnits, 'Extension: release matching held lots (all of them, or `units` oldest first); 200 {status, units, lots}')
+  @ApiAnswer(HttpStatus.OK, ReleasedResponseDto)
+  @ApiFailures({
+    forbidden: `"${FORBIDDEN.scope}"`,
+    conflict: `not enough matching held units (requested and available named; also when nothing matches; nothing changes); ${WRITE_CONFLICT}`,
+  })
+  release(@CurrentCaller() caller: Caller, @Body() dto: HoldDto, @RequestKey() key: string | null): Promise<ReleasedResponseDto> {
+    return this.inventory.hold(caller, dto, false, key);
   }
 }

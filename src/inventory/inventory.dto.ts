@@ -64,6 +64,19 @@ export class IssueDto extends InventoryWriteDto {
   @ApiPropertyOptional({ description: 'Order line' }) @IsOptional() @IsInt32() line?: number;
 }
 
+/** POST /Inventory/Hold and /Release: the Issue body's selectors; without `units`, every matching lot. */
+export class HoldDto extends InventoryWriteDto {
+  @ApiPropertyOptional({ description: 'Units to hold or release, oldest lots first, the last one split if need be; > 0, at most 4 decimal places. Without it, every matching lot' })
+  @IsOptional()
+  @IsDecimal4({ greaterThan: 0 })
+  units?: number;
+
+  @ApiProperty() @IsInt32() reasonCode: number;
+  @ApiPropertyOptional({ description: 'Only lots in this bin' }) @IsOptional() @IsIdentifier(64) spot?: string;
+  @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
+  @ApiPropertyOptional({ description: 'A specific lot' }) @IsOptional() @IsInt32(1) recno?: number;
+}
+
 export class MoveDto extends InventoryWriteDto {
   @ApiProperty({ description: 'Units moved; > 0, at most 4 decimal places' })
   @IsDecimal4({ greaterThan: 0 })

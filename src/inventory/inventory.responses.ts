@@ -71,7 +71,7 @@ export class StockLevelResponseDto {
 export class TransactionResponseDto {
   @ApiInteger() id: number;
   @ApiString() operationId: string;
-  @ApiEnum(['receive', 'issue', 'move']) operation: LedgerEntry['operation'];
+  @ApiEnum(['receive', 'issue', 'move', 'hold', 'release']) operation: LedgerEntry['operation'];
   @ApiDateTime() created: string;
   @ApiInteger() partNo: number;
   @ApiString() shortID: string;
@@ -139,6 +139,22 @@ export class IssuedLotResponseDto {
 @ApiSchema({ name: 'Issued' })
 export class IssuedResponseDto {
   @ApiEnum(['issued']) status: 'issued';
+  @ApiDecimal() units: number;
+  @ApiProperty({ type: [IssuedLotResponseDto] }) lots: IssuedLotResponseDto[];
+}
+
+/** POST /Inventory/Hold: the lots put on hold (`recNo` the lot now held, `fromRecNo` the lot the units came from). */
+@ApiSchema({ name: 'Held' })
+export class HeldResponseDto {
+  @ApiEnum(['held']) status: 'held';
+  @ApiDecimal() units: number;
+  @ApiProperty({ type: [IssuedLotResponseDto] }) lots: IssuedLotResponseDto[];
+}
+
+/** POST /Inventory/Release: the lots released from hold. */
+@ApiSchema({ name: 'Released' })
+export class ReleasedResponseDto {
+  @ApiEnum(['released']) status: 'released';
   @ApiDecimal() units: number;
   @ApiProperty({ type: [IssuedLotResponseDto] }) lots: IssuedLotResponseDto[];
 }

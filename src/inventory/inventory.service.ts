@@ -7,18 +7,20 @@ import { caseKey } from '../database/case-key.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
-import type { IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
   type IssuedLotResponseDto,
+  type HeldResponseDto,
   type IssuedResponseDto,
   type MovedLotResponseDto,
   type MovedResponseDto,
   type ReceivedResponseDto,
+  type ReleasedResponseDto,
   toLotResponse,
 } from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
 import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
-import { issueFilter, moveFilter, pick } from './pick.js';
+import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
 import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
 import { WarehouseNames } from './warehouse-names.js';
 
@@ -129,6 +131,32 @@ export class InventoryService {
       const lots = done.map((t): MovedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
       const result: MovedResponseDto = { status: 'moved', units: dto.units, lots };
       return result;
+    });
+  }
+
+  /**
+   * Hold (`hold` true) or Release: the matching lots, or `units` of them
+   * oldest first with the last one split, change their hold; the part split
+   * off becomes a new lot like the source with the new hold. Lock order and
+   * picking as an Issue; `inStock` stays, `onHold` follows.
+   */
+  async hold(caller: Caller, dto: HoldDto, hold: true, requestKey?: string | null): Promise<HeldResponseDto>;
+  async hold(caller: Caller, dto: HoldDto, hold: false, requestKey?: string | null): Promise<ReleasedResponseDto>;
+  async hold(caller: Caller, dto: HoldDto, hold: boolean, requestKey: string | null = null): Promise<HeldResponseDto | ReleasedResponseDto> {
+    caller.assertWarehouses(dto.wid);
+    const item = await this.itemFor(dto.itemID);
+    return this.tx.run(async (m) => {
+      const now = new Date();
+      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid]);
+      const candidates = level ? await lockLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold)) : [];
+      const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      const done = await applyPick(m, plan, { hold }, now);
+      const units = sumDecimals(done.map((t) => t.units));
+      await adjustLevel(m, item, level, 0, hold ? units : -units, now);
+      const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
+      await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
+      const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
+      return hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
     });
   }
 

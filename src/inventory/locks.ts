@@ -66,6 +66,7 @@ export async function lockLevels(tx: TransactionRunner, m: EntityManager, partNo
 export function lockLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<Lot[]> {
   const qb = m.getRepository(Lot).createQueryBuilder('lot').where('lot.partNo = :partNo AND lot.wID = :wid AND lot.active = 1', { partNo, wid });
   if (!f.includeHeld) qb.andWhere('lot.hold = 0');
+  if (f.onlyHeld) qb.andWhere('lot.hold = 1');
   if (f.recNo !== undefined) qb.andWhere('lot.recNo = :recno', { recno: f.recNo });
   if (f.spot !== undefined) qb.andWhere('lot.spot = :spot', { spot: f.spot });
   if (f.serial !== undefined) qb.andWhere('lot.serial = :serial', { serial: f.serial });

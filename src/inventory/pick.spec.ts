@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.js';
-import { InsufficientStock, issueFilter, moveFilter, pick, type PickPlan, receivedDay } from './pick.js';
+import { holdFilter, InsufficientStock, issueFilter, moveFilter, pick, pickOrAll, type PickPlan, receivedDay } from './pick.js';
 
 const MAX = 99_999_999_999.9999;
 const WHERE = { shortId: 'BOLT-1', wid: 3 };
@@ -150,7 +150,31 @@ describe('pick', () => {
   });
 });
 
+describe('pickOrAll (Hold and Release)', () => {
+  it('takes every lot whole, in order, without units', () => {
+    expect(recNos(pickOrAll(lots(2, 3, 5), undefined, WHERE))).toEqual({ whole: [1, 2, 3], part: null });
+  });
+
+  it('picks like Issue with units: oldest first, the last lot split', () => {
+    expect(recNos(pickOrAll(lots(2, 3, 5), 6.5, WHERE))).toEqual({ whole: [1, 2], part: [3, 1.5] });
+    expect(recNos(pickOrAll(lots(2, 3), 2, WHERE))).toEqual({ whole: [1], part: null });
+  });
+
+  it('refuses when nothing matches, with or without units, naming what was asked and what there is', () => {
+    expect(insufficient(() => pickOrAll([], undefined, WHERE)).message).toBe('Insufficient stock: requested all matching units of BOLT-1 in warehouse 3, 0 available.');
+    expect(insufficient(() => pickOrAll([], 1, WHERE)).message).toBe('Insufficient stock: requested 1 units of BOLT-1 in warehouse 3, 0 available.');
+    expect(insufficient(() => pickOrAll(lots(2, 3), 5.0001, WHERE)).message).toBe('Insufficient stock: requested 5.0001 units of BOLT-1 in warehouse 3, 5 available.');
+  });
+});
+
 describe('lot filters', () => {
+  it('Hold takes the Issue selectors over lots not held; Release over held lots only', () => {
+    const selectors = { recno: 4, spot: 'A', serial: 'S1' };
+    expect(holdFilter(selectors, true)).toStrictEqual({ ...issueFilter(selectors), includeHeld: false });
+    expect(holdFilter(selectors, false)).toStrictEqual({ ...issueFilter(selectors), includeHeld: true, onlyHeld: true });
+  });
+
+
   it('maps the Issue selectors to lot fields and leaves held lots out', () => {
     expect(issueFilter({ recno: 12, spot: 'A-1', serial: 'S1', serial2: 'S2', rfidTag: 'TAG' })).toStrictEqual({
       recNo: 12,

@@ -8,8 +8,9 @@ import { DomainError } from '../errors.js';
  */
 
 export class InsufficientStock extends DomainError {
-  constructor(shortId: string, wid: number, requested: number, available: number) {
-    super('conflict', `Insufficient stock: requested ${requested} units of ${shortId} in warehouse ${wid}, ${available} available.`);
+  /** `requested` null: every matching unit (a Hold or Release without `units`). */
+  constructor(shortId: string, wid: number, requested: number | null, available: number) {
+    super('conflict', `Insufficient stock: requested ${requested ?? 'all matching'} units of ${shortId} in warehouse ${wid}, ${available} available.`);
   }
 }
 
@@ -22,6 +23,8 @@ export interface LotFilter {
   rFIDTag?: string;
   /** Held lots are never issued; a Move takes them and the hold travels with the units. */
   includeHeld: boolean;
+  /** Only held lots (a Release). */
+  onlyHeld?: boolean;
   /** A move within one warehouse does not move lots already at the destination spot onto themselves. */
   notAtSpot?: string;
   /** Received at or after `from` and before `before`. */
@@ -52,6 +55,11 @@ export interface MoveSelectors {
 
 export function issueFilter(s: IssueSelectors): LotFilter {
   return { recNo: s.recno, spot: s.spot, serial: s.serial, serial2: s.serial2, rFIDTag: s.rfidTag, includeHeld: false };
+}
+
+/** Hold takes in-stock lots that are not held, Release held ones, with the Issue body's selectors. */
+export function holdFilter(s: IssueSelectors, hold: boolean): LotFilter {
+  return { ...issueFilter(s), includeHeld: !hold, ...(hold ? {} : { onlyHeld: true }) };
 }
 
 export function moveFilter(s: MoveSelectors): LotFilter {
@@ -99,6 +107,17 @@ export function pick<L extends { units: number }>(lots: readonly L[], units: num
     remaining -= counts[i];
   }
   return { whole, part: null };
+}
+
+/**
+ * A Hold or Release: `units` as `pick` does, or without `units` every lot
+ * whole. Nothing matching is InsufficientStock either way (EXTENSIONS:
+ * nothing changes, and the client learns that nothing matched).
+ */
+export function pickOrAll<L extends { units: number }>(lots: readonly L[], units: number | undefined, of: { shortId: string; wid: number }): PickPlan<L> {
+  if (units !== undefined) return pick(lots, units, of);
+  if (!lots.length) throw new InsufficientStock(of.shortId, of.wid, null, 0);
+  return { whole: [...lots], part: null };
 }
 
 function exact(value: number): bigint {

@@ -310,6 +310,11 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
       ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, shipto: smallInt, prodID: text(64),
       recno: fc.integer({ min: 1, max: 60 }), line: smallInt,
     }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
+    ...(['Hold', 'Release'] as const).map((op) =>
+      send(`POST /Inventory/${op}`, 'POST', at(`Inventory/${op}`), body({
+        ...writeFields, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255), recno: fc.integer({ min: 1, max: 60 }),
+      }, { itemID: knownItem, wid: scopedWid, reasonCode: smallInt })),
+    ),
     get('GET /health', fc.constant('/health'), query([])),
     get('GET /api/v1/openapi.json', at('openapi.json'), query([])),
     {

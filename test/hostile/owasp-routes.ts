@@ -8,7 +8,7 @@ import { startTestApp, type TestApp, type TestAppOptions } from '../app.factory.
  * table covers it (API9 fails until it is added).
  */
 
-/** What the requests below refer to: an item with stock in warehouses 1 to 3, and one to discontinue. */
+/** What the requests below refer to: an item with stock in warehouses 1 to 3 (and held units at spot H of warehouse 1), and one to discontinue. */
 export interface Fixture {
   shortID: string;
   partNo: number;
@@ -83,6 +83,14 @@ export const ROUTES: Route[] = [
     name: 'POST /Inventory/Issue', op: 'post /api/v1/Inventory/Issue', permission: SecurityId.NegativeAdjustment,
     send: (t, b, f) => post(t, b, 'Inventory/Issue', { itemID: f.shortID, units: 1, wid: 1, reasonCode: 2 }),
   },
+  {
+    name: 'POST /Inventory/Hold', op: 'post /api/v1/Inventory/Hold', permission: SecurityId.LocateMoveUnits,
+    send: (t, b, f) => post(t, b, 'Inventory/Hold', { itemID: f.shortID, units: 1, wid: 1, spot: 'A', reasonCode: 3 }),
+  },
+  {
+    name: 'POST /Inventory/Release', op: 'post /api/v1/Inventory/Release', permission: SecurityId.LocateMoveUnits,
+    send: (t, b, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, units: 1, wid: 1, spot: 'H', reasonCode: 4 }),
+  },
   { name: 'POST /Item', op: 'post /api/v1/Item', permission: SecurityId.ModifyItemMaster, send: (t, b) => post(t, b, 'Item', { shortID: `OWASP-NEW-${next()}` }) },
   {
     name: 'PUT /Item', op: 'put /api/v1/Item', permission: SecurityId.ModifyItemMaster,
@@ -104,12 +112,16 @@ export const WAREHOUSE_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: 
   { name: 'POST /Inventory/Receive wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Receive', { itemID: f.shortID, units: 1, wid, reasonCode: 1 }) },
   { name: 'POST /Inventory/Issue wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Issue', { itemID: f.shortID, units: 1, wid, reasonCode: 2 }) },
   { name: 'POST /Inventory/Move wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid, shipToWid: 1 }) },
+  { name: 'POST /Inventory/Hold wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Hold', { itemID: f.shortID, units: 1, wid, reasonCode: 3 }) },
+  { name: 'POST /Inventory/Release wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, wid, reasonCode: 4 }) },
   { name: 'POST /Inventory/Move shipToWid', send: (t, b, wid, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, shipToWid: wid }) },
 ];
 
-/** Every request that names one lot by its record number (`recno`), in warehouse 1. */
-export const RECORD_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: string, recno: number, f: Fixture) => request.Test }> = [
+/** Every request that names one lot by its record number (`recno`), in warehouse 1; `held`: it takes held lots only. */
+export const RECORD_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: string, recno: number, f: Fixture) => request.Test; held?: true }> = [
   { name: 'POST /Inventory/Issue recno', send: (t, b, recno, f) => post(t, b, 'Inventory/Issue', { itemID: f.shortID, units: 1, wid: 1, reasonCode: 2, recno }) },
+  { name: 'POST /Inventory/Hold recno', send: (t, b, recno, f) => post(t, b, 'Inventory/Hold', { itemID: f.shortID, wid: 1, reasonCode: 3, recno }) },
+  { name: 'POST /Inventory/Release recno', held: true, send: (t, b, recno, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, wid: 1, reasonCode: 4, recno }) },
   { name: 'POST /Inventory/Move recno', send: (t, b, recno, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, toSpot: `R-${next()}`, recno }) },
 ];
 
@@ -123,6 +135,8 @@ export const TAMPERED: Array<[method: 'patch' | 'put' | 'delete' | 'post' | 'get
   ['delete', '/api/v1/Inventory/Receive'],
   ['put', '/api/v1/Inventory/Issue'],
   ['patch', '/api/v1/Inventory/Move'],
+  ['put', '/api/v1/Inventory/Hold'],
+  ['delete', '/api/v1/Inventory/Release'],
   ['get', '/api/v1/Inventory/Receive/1'],
   ['post', '/api/v1/Inventory/1'],
   ['delete', '/api/v1/Inventory/1'],

@@ -33,6 +33,7 @@ beforeAll(async () => {
   const item = await givenItem(t, admin.bearer, { shortID: 'OWASP-1' });
   await givenItem(t, admin.bearer, { shortID: 'OWASP-GONE' });
   for (const wid of [1, 2, 3]) await givenStock(t, admin.bearer, { itemID: item.shortID, units: 1000, wid, spot: 'A' });
+  await givenStock(t, admin.bearer, { itemID: item.shortID, units: 100, wid: 1, spot: 'H', hold: true });
   f = { shortID: item.shortID, partNo: item.partNo, gone: 'OWASP-GONE' };
 });
 afterAll(async () => {
@@ -61,8 +62,9 @@ describe(`API1:2023 Broken Object Level Authorization (${testDatabaseKind()})`, 
     expect((await send(t, scoped.bearer, 3, f)).status).toBeLessThan(300);
   });
 
-  it.each(RECORD_ROUTES)('$name: a lot in a warehouse outside the scope is neither touched nor revealed', async ({ send }) => {
-    const foreign = await givenStock(t, admin.bearer, { itemID: f.shortID, units: 5, wid: 2, spot: 'F' });
+  it.each(RECORD_ROUTES)('$name: a lot in a warehouse outside the scope is neither touched nor revealed', async ({ send, held }) => {
+    const hold = held ?? false;
+    const foreign = await givenStock(t, admin.bearer, { itemID: f.shortID, units: 5, wid: 2, spot: 'F', hold });
     const lotBefore = (await lotsOf(t, admin.bearer, f.shortID, 2)).find((l) => l.recNo === foreign);
     const refused = await send(t, scoped.bearer, foreign, f);
     const noSuchLot = await send(t, scoped.bearer, 2_000_000_000, f);
@@ -72,7 +74,7 @@ describe(`API1:2023 Broken Object Level Authorization (${testDatabaseKind()})`, 
     expect(refused.body).toEqual(noSuchLot.body);
     expect((await lotsOf(t, admin.bearer, f.shortID, 2)).find((l) => l.recNo === foreign)).toEqual(lotBefore);
     // The selector itself works on a lot in scope.
-    const own = await givenStock(t, scoped.bearer, { itemID: f.shortID, units: 5, wid: 1, spot: 'O' });
+    const own = await givenStock(t, scoped.bearer, { itemID: f.shortID, units: 5, wid: 1, spot: 'O', hold });
     const served = await send(t, scoped.bearer, own, f);
     expect(served.status).toBe(200);
     expect(served.body.lots.map((l: { fromRecNo: number }) => l.fromRecNo)).toEqual([own]);
@@ -250,6 +252,8 @@ describe(`API3:2023 Broken Object Property Level Authorization (${testDatabaseKi
     const received = (await receive(t, admin.bearer, { itemID: f.shortID, units: 2, wid: 1 })).body;
     const issued = (await issue(t, admin.bearer, { itemID: f.shortID, units: 1, wid: 1 })).body;
     const moved = (await post(t, admin.bearer, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, shipToWid: 3 })).body;
+    const held = (await post(t, admin.bearer, 'Inventory/Hold', { itemID: f.shortID, units: 1, wid: 1, spot: 'A', reasonCode: 3 })).body;
+    const released = (await post(t, admin.bearer, 'Inventory/Release', { itemID: f.shortID, units: 1, wid: 1, spot: 'A', reasonCode: 4 })).body;
     const page = async (path: string) => (await get(t, admin.bearer, path)).body;
     const [items, lots, stock, ledger] = await Promise.all(['Item', 'Inventory', 'Inventory/StockLevels', 'Inventory/Transactions'].map(page));
     const token = (await tokenRequest(t, admin.clientId, admin.clientSecret)).body;
@@ -269,6 +273,8 @@ describe(`API3:2023 Broken Object Property Level Authorization (${testDatabaseKi
       ['POST /Inventory/Issue lots', issued.lots[0], ['recNo', 'fromRecNo', 'units']],
       ['POST /Inventory/Move', moved, ['status', 'units', 'lots']],
       ['POST /Inventory/Move lots', moved.lots[0], ['recNo', 'fromRecNo', 'units', 'wid', 'spot']],
+      ['POST /Inventory/Hold', held, ['status', 'units', 'lots']],
+      ['POST /Inventory/Release lots', released.lots[0], ['recNo', 'fromRecNo', 'units']],
       ['POST /Token', token, ['access_token', 'token_type', 'expires_in']],
     ];
     for (const [name, body, fields] of shapes) expect({ name, keys: Object.keys(body as object) }).toEqual({ name, keys: fields });

@@ -7,6 +7,8 @@ type Body = Record<string, unknown>;
 export const receive = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Receive', { reasonCode: 1, wid: 1, ...body }, key);
 export const issue = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Issue', { reasonCode: 2, wid: 1, ...body }, key);
 export const move = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Move', { wid: 1, ...body }, key);
+export const hold = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Hold', { reasonCode: 3, wid: 1, ...body }, key);
+export const release = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Release', { reasonCode: 4, wid: 1, ...body }, key);
 
 function post(t: TestApp, bearer: string, path: string, body: Body, key?: string) {
   const r = request(t.http).post(path).set('Authorization', bearer);
