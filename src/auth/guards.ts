@@ -28,20 +28,24 @@ export const Unmetered = () => applyDecorators(Public(), SkipThrottle());
 /**
  * The one decorator that says who may call a route: the SecurityID it needs
  * (a write unless it is Item Master List, so read-only accounts are refused),
- * shown in OpenAPI as the bearer scheme, an `x-security-id`, the description
- * and the failures every such route can answer (401, 403, 429, 503).
+ * or several of which any one will do (Count: 95 or 88; the service then
+ * checks the one its change needs), shown in OpenAPI as the bearer scheme, an
+ * `x-security-id`, the description and the failures every such route can
+ * answer (401, 403, 429, 503).
  */
-export function RequirePermission(permission: SecurityId, summary: string) {
-  const kind = isWrite(permission) ? 'a write: read-only accounts are refused' : 'a read';
+export function RequirePermission(permission: SecurityId | readonly SecurityId[], summary: string) {
+  const anyOf = typeof permission === 'number' ? [permission] : [...permission];
+  const kind = anyOf.some(isWrite) ? 'a write: read-only accounts are refused' : 'a read';
+  const names = anyOf.map((id) => `${id} (${SECURITY_ID_NAMES[id]})`).join(' or ');
   return applyDecorators(
-    SetMetadata(PERMISSION, permission),
-    ApiOperation({ summary, description: `Requires SecurityID ${permission} (${SECURITY_ID_NAMES[permission]}); ${kind}.` }),
-    ApiExtension('x-security-id', permission),
+    SetMetadata(PERMISSION, anyOf),
+    ApiOperation({ summary, description: `Requires SecurityID ${names}; ${kind}.` }),
+    ApiExtension('x-security-id', anyOf.length === 1 ? anyOf[0] : anyOf),
     ApiBearerAuth(),
     ApiFailures(
       {
         unauthorized: 'no bearer token, or an invalid or expired one (WWW-Authenticate: Bearer)',
-        forbidden: isWrite(permission) ? `"${FORBIDDEN.readOnly}" (a read-only account); "${FORBIDDEN.permission}"` : `"${FORBIDDEN.permission}"`,
+        forbidden: anyOf.some(isWrite) ? `"${FORBIDDEN.readOnly}" (a read-only account); "${FORBIDDEN.permission}"` : `"${FORBIDDEN.permission}"`,
         rate_limited: 'over the rate limit (Retry-After: seconds)',
         service_unavailable: 'the database connection was lost under the request (Retry-After: 1 when a retry is safe)',
       },
@@ -93,11 +97,11 @@ export class AccessGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const caller = req.caller;
     if (!caller) throw new Unauthenticated(req.authProblem ?? 'missing');
-    const permission = this.reflector.getAllAndOverride<SecurityId | undefined>(PERMISSION, targets);
+    const anyOf = this.reflector.getAllAndOverride<SecurityId[] | undefined>(PERMISSION, targets);
     // Fails closed: a route that forgot to say what it needs is refused.
-    if (permission === undefined) throw new Forbidden(FORBIDDEN.permission);
-    if (isWrite(permission) && caller.readOnly) throw new Forbidden(FORBIDDEN.readOnly);
-    if (!caller.can(permission)) throw new Forbidden(FORBIDDEN.permission);
+    if (anyOf === undefined) throw new Forbidden(FORBIDDEN.permission);
+    if (anyOf.some(isWrite) && caller.readOnly) throw new Forbidden(FORBIDDEN.readOnly);
+    if (!anyOf.some((id) => caller.can(id))) throw new Forbidden(FORBIDDEN.permission);
     return true;
   }
 }

@@ -6,8 +6,9 @@ import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
-import { HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import { CountDto, HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
+  CountedResponseDto,
   HeldResponseDto,
   IssuedResponseDto,
   LotPageResponseDto,
@@ -18,6 +19,7 @@ import {
   TransactionPageResponseDto,
 } from './inventory.responses.js';
 import { InventoryQueries } from './inventory-queries.service.js';
+import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 
 /** The `wid` path parameter, and what a list of one warehouse can refuse. */
@@ -33,6 +35,7 @@ export class InventoryController {
   constructor(
     private readonly inventory: InventoryService,
     private readonly queries: InventoryQueries,
+    private readonly counts: CountService,
   ) {}
 
   @Get()
@@ -136,5 +139,21 @@ export class InventoryController {
   })
   release(@CurrentCaller() caller: Caller, @Body() dto: HoldDto, @RequestKey() key: string | null): Promise<ReleasedResponseDto> {
     return this.inventory.hold(caller, dto, false, key);
+  }
+
+  @Post('Count')
+  @HttpCode(200)
+  @Idempotent()
+  @RequirePermission(
+    [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment],
+    'Extension: a stock-take: the matching lots (held included) become `counted` units, with `expected` as compare-and-set; 200 {status, before, counted, delta, lots}',
+  )
+  @ApiAnswer(HttpStatus.OK, CountedResponseDto)
+  @ApiFailures({
+    forbidden: `"${FORBIDDEN.scope}"; "${FORBIDDEN.permission}" when the count adds units without SecurityID 95, or takes units without 88`,
+    conflict: `\`expected\` differs from the units on hand (named; nothing changes); more counted for a discontinued item; the stock would pass 99999999999.9999 units; ${WRITE_CONFLICT}`,
+  })
+  count(@CurrentCaller() caller: Caller, @Body() dto: CountDto, @RequestKey() key: string | null): Promise<CountedResponseDto> {
+    return this.counts.count(caller, dto, key);
   }
 }

@@ -77,6 +77,22 @@ export class HoldDto extends InventoryWriteDto {
   @ApiPropertyOptional({ description: 'A specific lot' }) @IsOptional() @IsInt32(1) recno?: number;
 }
 
+/** POST /Inventory/Count: the in-stock units of the matching lots (held ones included) become `counted`. */
+export class CountDto extends InventoryWriteDto {
+  @ApiProperty({ description: 'Units counted; ≥ 0, at most 4 decimal places' })
+  @IsDecimal4({ greaterThan: -1e-9 })
+  counted: number;
+
+  @ApiPropertyOptional({ description: 'Compare-and-set: the units the client believes are on hand; if they differ now, 409 and nothing changes' })
+  @IsOptional()
+  @IsDecimal4({ greaterThan: -1e-9 })
+  expected?: number;
+
+  @ApiProperty() @IsInt32() reasonCode: number;
+  @ApiPropertyOptional({ description: 'Only lots in this bin; a count above what is on hand is received here' }) @IsOptional() @IsIdentifier(64) spot?: string;
+  @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
+}
+
 export class MoveDto extends InventoryWriteDto {
   @ApiProperty({ description: 'Units moved; > 0, at most 4 decimal places' })
   @IsDecimal4({ greaterThan: 0 })

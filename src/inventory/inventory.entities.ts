@@ -91,7 +91,7 @@ export class LedgerEntry {
   operationId: string;
 
   @Column({ type: 'varchar', length: 16 })
-  operation: 'receive' | 'move' | 'issue' | 'hold' | 'release';
+  operation: 'receive' | 'move' | 'issue' | 'hold' | 'release' | 'count';
 
   @Column({ type: 'int' })
   partNo: number;

@@ -6,12 +6,13 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
+import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, InventoryQueries, WarehouseNames],
+  providers: [InventoryService, CountService, InventoryQueries, WarehouseNames],
 })
 export class InventoryModule {}

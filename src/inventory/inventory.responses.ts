@@ -71,7 +71,7 @@ export class StockLevelResponseDto {
 export class TransactionResponseDto {
   @ApiInteger() id: number;
   @ApiString() operationId: string;
-  @ApiEnum(['receive', 'issue', 'move', 'hold', 'release']) operation: LedgerEntry['operation'];
+  @ApiEnum(['receive', 'issue', 'move', 'hold', 'release', 'count']) operation: LedgerEntry['operation'];
   @ApiDateTime() created: string;
   @ApiInteger() partNo: number;
   @ApiString() shortID: string;
@@ -157,6 +157,24 @@ export class ReleasedResponseDto {
   @ApiEnum(['released']) status: 'released';
   @ApiDecimal() units: number;
   @ApiProperty({ type: [IssuedLotResponseDto] }) lots: IssuedLotResponseDto[];
+}
+
+/** One lot a Count changed: `units` added (the new lot, `fromRecNo` null) or taken (negative; `recNo` the archived part). */
+@ApiSchema({ name: 'CountedLot' })
+export class CountedLotResponseDto {
+  @ApiInteger() recNo: number;
+  @ApiInteger({ nullable: true }) fromRecNo: number | null;
+  @ApiDecimal() units: number;
+}
+
+/** POST /Inventory/Count: on hand before, the count, the difference (counted − before), the lots changed. */
+@ApiSchema({ name: 'Counted' })
+export class CountedResponseDto {
+  @ApiEnum(['counted']) status: 'counted';
+  @ApiDecimal() before: number;
+  @ApiDecimal() counted: number;
+  @ApiDecimal() delta: number;
+  @ApiProperty({ type: [CountedLotResponseDto] }) lots: CountedLotResponseDto[];
 }
 
 /** One lot a Move took units from, and where they went. */

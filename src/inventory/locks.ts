@@ -20,7 +20,8 @@ import type { LotFilter } from './pick.js';
  *   4. the lots, oldest first (received, then recNo): Issue and Move.
  *
  *   Receive  item → (reads the item's total) → its stock_level row
- *   Issue    its stock_level row → lots
+ *   Count    item → its stock_level row → lots (held included)
+ *   Issue    its stock_level row → lots (Hold and Release the same)
  *   Move     [item → new destination row →] stock_level rows ascending → lots
  *
  * Receives (the only operation that raises an item's total) run one at a time

@@ -2,7 +2,7 @@ import { fromTenThousandths, toTenThousandths } from '../quantity.js';
 import { DomainError } from '../errors.js';
 
 /**
- * Which lots an Issue or Move takes (DECISIONS "Inventory"), decided without
+ * Which lots an Issue, Move, Hold, Release or Count takes (DECISIONS "Inventory"), decided without
  * the database: the filter the lot query applies, and the plan over the lots
  * it returns. The service locks, applies the plan and writes the ledger.
  */
@@ -118,6 +118,55 @@ export function pickOrAll<L extends { units: number }>(lots: readonly L[], units
   if (units !== undefined) return pick(lots, units, of);
   if (!lots.length) throw new InsufficientStock(of.shortId, of.wid, null, 0);
   return { whole: [...lots], part: null };
+}
+
+/** A Count's selectors (CountDto): Issue's without `recno`. */
+export interface CountSelectors {
+  spot?: string;
+  serial?: string;
+  serial2?: string;
+  rfidTag?: string;
+}
+
+/** A Count looks at every in-stock lot that matches, held ones included. */
+export function countFilter(s: CountSelectors): LotFilter {
+  return { spot: s.spot, serial: s.serial, serial2: s.serial2, rFIDTag: s.rfidTag, includeHeld: true };
+}
+
+/** The units on hand now differ from what the client expected: nothing changes. */
+export class CountExpectationFailed extends DomainError {
+  constructor(shortId: string, wid: number, expected: number, onHand: number) {
+    super('conflict', `Count of ${shortId} in warehouse ${wid} expected ${expected} units on hand, but ${onHand} are.`);
+  }
+}
+
+/** What a Count does: `delta` > 0 receives a new lot, < 0 issues `take`, 0 only records the count. */
+export interface CountPlan<L> {
+  before: number;
+  delta: number;
+  take: PickPlan<L> | null;
+}
+
+/**
+ * A Count over the matching lots (oldest first): compare-and-set against
+ * `expected`, then the difference to `counted`. Fewer counted are issued like
+ * an Issue, but held lots last (EXTENSIONS: a count removes what is not there,
+ * and a hold is kept as long as units remain). Exact: ten-thousandths.
+ */
+export function planCount<L extends { units: number; hold: boolean }>(
+  lots: readonly L[],
+  counted: number,
+  expected: number | undefined,
+  of: { shortId: string; wid: number },
+): CountPlan<L> {
+  const onHand = lots.reduce((sum, lot) => sum + exact(lot.units), 0n);
+  const before = fromTenThousandths(onHand);
+  if (expected !== undefined && exact(expected) !== onHand) throw new CountExpectationFailed(of.shortId, of.wid, expected, before);
+  const diff = exact(counted) - onHand;
+  const delta = fromTenThousandths(diff);
+  if (diff >= 0n) return { before, delta, take: null };
+  const heldLast = [...lots.filter((l) => !l.hold), ...lots.filter((l) => l.hold)];
+  return { before, delta, take: pick(heldLast, fromTenThousandths(-diff), of) };
 }
 
 function exact(value: number): bigint {

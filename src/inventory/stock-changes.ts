@@ -3,7 +3,7 @@ import { type EntityManager, In } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, withinDecimalMax } from '../quantity.js';
 import { DomainError } from '../errors.js';
-import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import type { PickPlan } from './pick.js';
 
@@ -81,10 +81,10 @@ export async function writeLedger(
   origin: LedgerOrigin,
   operation: LedgerEntry['operation'],
   partNo: number,
-  dto: ReceiveDto | IssueDto | MoveDto | HoldDto,
+  dto: ReceiveDto | IssueDto | MoveDto | HoldDto | CountDto,
   rows: LedgerRow[],
 ): Promise<void> {
-  const { itemID: _i, wid: _w, units: _u, reference, ...rest } = dto as ReceiveDto & IssueDto & MoveDto & HoldDto;
+  const { itemID: _i, wid: _w, units: _u, reference, ...rest } = dto as ReceiveDto & IssueDto & MoveDto & HoldDto & Partial<CountDto>;
   const { reasonCode, remark, ...extra } = rest;
   const extraJson = Object.keys(extra).length ? JSON.stringify(extra) : null;
   const created = new Date();

@@ -315,6 +315,9 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
         ...writeFields, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255), recno: fc.integer({ min: 1, max: 60 }),
       }, { itemID: knownItem, wid: scopedWid, reasonCode: smallInt })),
     ),
+    send('POST /Inventory/Count', 'POST', at('Inventory/Count'), body({
+      ...writeFields, counted: units, expected: units, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255),
+    }, { itemID: knownItem, wid: scopedWid, counted: units, reasonCode: smallInt })),
     get('GET /health', fc.constant('/health'), query([])),
     get('GET /api/v1/openapi.json', at('openapi.json'), query([])),
     {

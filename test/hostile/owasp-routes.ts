@@ -54,7 +54,8 @@ export interface Route {
   name: string;
   /** The operation in the OpenAPI document: `<method> <path>`. */
   op: string;
-  permission: SecurityId;
+  /** The SecurityID the route needs, or those of which any one will do. */
+  permission: SecurityId | SecurityId[];
   /** A valid request, repeatable, that succeeds for a client holding `permission` and warehouse 1. */
   send: (t: TestApp, bearer: string, f: Fixture) => request.Test;
 }
@@ -91,6 +92,11 @@ export const ROUTES: Route[] = [
     name: 'POST /Inventory/Release', op: 'post /api/v1/Inventory/Release', permission: SecurityId.LocateMoveUnits,
     send: (t, b, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, units: 1, wid: 1, spot: 'H', reasonCode: 4 }),
   },
+  {
+    // A count of a selector nothing matches, as found: no change, so 95 and 88 may each make it.
+    name: 'POST /Inventory/Count', op: 'post /api/v1/Inventory/Count', permission: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment],
+    send: (t, b, f) => post(t, b, 'Inventory/Count', { itemID: f.shortID, wid: 1, counted: 0, serial: 'OWASP-UNCOUNTED', reasonCode: 5 }),
+  },
   { name: 'POST /Item', op: 'post /api/v1/Item', permission: SecurityId.ModifyItemMaster, send: (t, b) => post(t, b, 'Item', { shortID: `OWASP-NEW-${next()}` }) },
   {
     name: 'PUT /Item', op: 'put /api/v1/Item', permission: SecurityId.ModifyItemMaster,
@@ -114,6 +120,7 @@ export const WAREHOUSE_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: 
   { name: 'POST /Inventory/Move wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid, shipToWid: 1 }) },
   { name: 'POST /Inventory/Hold wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Hold', { itemID: f.shortID, units: 1, wid, reasonCode: 3 }) },
   { name: 'POST /Inventory/Release wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, wid, reasonCode: 4 }) },
+  { name: 'POST /Inventory/Count wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Count', { itemID: f.shortID, wid, counted: 1, reasonCode: 5 }) },
   { name: 'POST /Inventory/Move shipToWid', send: (t, b, wid, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, shipToWid: wid }) },
 ];
 
@@ -136,6 +143,7 @@ export const TAMPERED: Array<[method: 'patch' | 'put' | 'delete' | 'post' | 'get
   ['put', '/api/v1/Inventory/Issue'],
   ['patch', '/api/v1/Inventory/Move'],
   ['put', '/api/v1/Inventory/Hold'],
+  ['delete', '/api/v1/Inventory/Count'],
   ['delete', '/api/v1/Inventory/Release'],
   ['get', '/api/v1/Inventory/Receive/1'],
   ['post', '/api/v1/Inventory/1'],
@@ -182,7 +190,7 @@ export const hardening = (res: request.Response) => ({
 export const HARDENED = { nosniff: 'nosniff', frameOptions: 'SAMEORIGIN', hsts: 'max-age=31536000; includeSubDomains', csp: true, upgradesToHttps: false, referrer: 'no-referrer', poweredBy: undefined };
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { 'x-security-id'?: number; security?: Array<Record<string, string[]>> }>>;
+  paths: Record<string, Record<string, { 'x-security-id'?: number | number[]; security?: Array<Record<string, string[]>> }>>;
   components: { securitySchemes: Record<string, { scheme: string; bearerFormat?: string }> };
 }
 
