@@ -11,6 +11,7 @@ import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import type { LotQueryDto } from './inventory.dto.js';
 import { type LotResponseDto, type StockLevelResponseDto, toLotResponse, toTransactionResponse, type TransactionResponseDto } from './inventory.responses.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+import { ledgerTotal, lotTotal, stockTotal } from './list-counts.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 export class WarehouseNotFound extends DomainError {
@@ -71,7 +72,9 @@ export class InventoryQueries {
     // The item is joined only to sort by shortID: joined, MySQL would sort every lot instead of walking an index.
     if (request.order.some(([column]) => column.startsWith('item.'))) qb.innerJoin(Item, 'item', 'item.partNo = lot.partNo');
     if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
-    const page = await paginate(qb, query, LOT_PAGES);
+    // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
+    const total = partNo === undefined && !request.modifiedSince ? await lotTotal(this.lots.manager, wids) : undefined;
+    const page = await paginate(qb, query, LOT_PAGES, total);
     const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames.of(page.value.map((l) => l.wID))]);
     return page.map((lot) => toLotResponse(lot, items.get(lot.partNo)!, names.get(lot.wID) ?? ''));
   }
@@ -80,10 +83,9 @@ export class InventoryQueries {
    * One row per item that has had a lot in these warehouses, summed over them,
    * read from the stock_level summary. In the default order (partNo) the page
    * is grouped straight off the primary key and only its items are joined, and
-   * totalCount comes from stock_count when the scope is one warehouse or all
-   * of them: the cost follows the page, not the lots. Sorting by a sum or by
-   * shortID, a `modifiedSince` filter, or a scope of some but not all
-   * warehouses has to aggregate every item in scope.
+   * totalCount comes from counters (stockTotal): the cost follows the page,
+   * not the lots. Sorting by a sum or by shortID, a `modifiedSince` filter, or
+   * a scope of some but not all warehouses has to aggregate every item in scope.
    */
   async stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
     const request = resolvePage(query, STOCK_PAGES);
@@ -130,8 +132,9 @@ export class InventoryQueries {
 
   /**
    * Items with a stock_level row in these warehouses (modified since, if asked),
-   * and whether the scope is every warehouse. One warehouse or all of them
-   * without `modifiedSince`: read from stock_count; otherwise counted.
+   * and whether the scope is every warehouse. Without `modifiedSince`: one
+   * warehouse or all of them from stock_count, some of them from the stock-set
+   * counters; otherwise counted.
    */
   private async stockTotal(wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
     const [row] = await this.levels.query(
@@ -142,6 +145,8 @@ export class InventoryQueries {
     const allWarehouses = wids.length === Number(row.warehouses);
     if (!modifiedSince && wids.length === 1) return { allWarehouses, totalCount: Number(row.oneWarehouse ?? 0) };
     if (!modifiedSince && allWarehouses) return { allWarehouses, totalCount: Number(row.anyWarehouse ?? 0) };
+    const fromSets = modifiedSince ? null : await stockTotal(this.levels.manager, wids);
+    if (fromSets !== null) return { allWarehouses, totalCount: fromSets };
     const qb = this.levels.createQueryBuilder('s').select('COUNT(DISTINCT s.partNo)', 'n');
     if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
     if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
@@ -155,7 +160,8 @@ export class InventoryQueries {
     if (!wids.length || partNo === null) return new Page([], 0, request);
     const qb = this.ledger.createQueryBuilder('e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
     if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
-    const page = await paginate(qb, query, LEDGER_PAGES);
+    const total = partNo === undefined && !request.modifiedSince ? await ledgerTotal(this.ledger.manager, wids) : undefined;
+    const page = await paginate(qb, query, LEDGER_PAGES, total);
     const items = await this.itemsOf(page.value.map((e) => e.partNo));
     return page.map((e) => toTransactionResponse(e, items.get(e.partNo)?.shortID ?? ''));
   }

@@ -82,19 +82,21 @@ export class Page<T> {
 }
 
 /**
- * Runs a list query as one page: filter by `modifiedSince`, count, then the
- * page in two steps (a deferred join): the page's keys in order first, which
- * the database can read from an index alone however deep the page, then the
- * rows of those keys only.
+ * Runs a list query as one page: filter by `modifiedSince`, the total (from
+ * the list's counters when the caller has it, else counted), then the page in
+ * two steps (a deferred join): the page's keys in order first, which the
+ * database can read from an index alone however deep the page, then the rows
+ * of those keys only.
  */
 export async function paginate<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   query: PageQueryDto,
   spec: PageSpec,
+  total?: number,
 ): Promise<Page<T>> {
   const request = resolvePage(query, spec);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
-  const totalCount = await countRows(qb);
+  const totalCount = total ?? (await countRows(qb));
   if (request.offset >= totalCount) return new Page<T>([], totalCount, request);
   const keyQuery = qb.clone().select(spec.tiebreak, 'k');
   request.order.forEach(([column, direction], i) => (i === 0 ? keyQuery.orderBy(column, direction) : keyQuery.addOrderBy(column, direction)));
