@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy, waitQuiet } from './harness.js';
-import { fillLotCounter, seed, type Seeded } from './seed.js';
+import { fillListCounters, seed, type Seeded } from './seed.js';
 
 /**
  * npm run bench [-- --lots 1000000] [-- --quick]: seeds MariaDB, starts the
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
 
   const lastItemPage = Math.max(1, Math.ceil(seeded.items / 250));
   const lotPage = Math.min(4000, Math.max(1, Math.ceil(LOTS / 250)));
-  if (args['no-seed']) await withDb((db) => fillLotCounter(db));
+  if (args['no-seed']) await fillListCounters(DB_URL);
 
   const nest = await start(['dist/bench/ceilings.js', 'nest', String(PORTS.nest)], /ready/);
   const nestCeiling = await drive('ceiling (a): bare NestJS route, constant body', PORTS.nest, () => ({ path: `/item/${randomPartNo(seeded)}` }));
@@ -161,16 +161,18 @@ async function withDb<T>(work: (db: mysql.Connection) => Promise<T>): Promise<T>
   }
 }
 
-/** Whether ceiling (d) kept bench_lot_count exact: its sums per warehouse against COUNT(*) of the lots. */
+/** Whether ceiling (d) kept the service's lot counters exact: list_count's sums per warehouse against COUNT(*) of the lots. */
 function checkLotCounter(): Promise<boolean> {
   return withDb(async (db) => {
     // One snapshot for both reads, as the ledger check does.
     await db.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
-    const [kept] = (await db.query('SELECT wID, SUM(lots) AS n FROM bench_lot_count GROUP BY wID ORDER BY wID')) as [Array<{ wID: number; n: string }>, unknown];
+    const [kept] = (await db.query(
+      "SELECT CAST(scope AS UNSIGNED) AS wID, SUM(n) AS n FROM list_count WHERE list = 'lots' GROUP BY scope HAVING SUM(n) <> 0 ORDER BY CAST(scope AS UNSIGNED)",
+    )) as [Array<{ wID: number; n: string }>, unknown];
     const [actual] = (await db.query('SELECT wID, COUNT(*) AS n FROM lot GROUP BY wID ORDER BY wID')) as [Array<{ wID: number; n: number }>, unknown];
     await db.query('COMMIT');
     const ok = JSON.stringify(kept.map((r) => [r.wID, Number(r.n)])) === JSON.stringify(actual.map((r) => [r.wID, Number(r.n)]));
-    if (!ok) log(`bench_lot_count ${JSON.stringify(kept)} differs from the lots ${JSON.stringify(actual)}`);
+    if (!ok) log(`list_count lots ${JSON.stringify(kept)} differs from the lots ${JSON.stringify(actual)}`);
     return ok;
   });
 }
