@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
 import { shortIdProblem } from '../http/validators.js';
+import { PageCursors } from '../pagination/cursor.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
@@ -69,6 +70,7 @@ export class ItemsService {
     @InjectRepository(Item) private readonly items: Repository<Item>,
     @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
     private readonly tx: TransactionRunner,
+    private readonly cursors: PageCursors,
   ) {}
 
   /**
@@ -80,7 +82,7 @@ export class ItemsService {
     if (!includeDiscontinued) qb.where('item.discontinued = 0');
     const scope = includeDiscontinued ? 'all' : 'active';
     const total = query.modifiedSince ? undefined : ((await readCounts(this.items.manager, 'items', [scope])).get(scope) ?? 0);
-    return paginate(qb, query, ITEM_PAGES, total);
+    return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
   }
 
   /**

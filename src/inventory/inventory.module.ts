@@ -3,15 +3,17 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Warehouse } from '../auth/auth.entities.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { PageCursors } from '../pagination/cursor.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { InventoryService } from './inventory.service.js';
+import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, InventoryQueries, WarehouseNames],
+  providers: [InventoryService, InventoryQueries, StockLevelPages, WarehouseNames, PageCursors],
 })
 export class InventoryModule {}
