@@ -10,7 +10,7 @@ const MAX = 99_999_999_999.9999;
 
 /** The ten digits as a derived table; four of them cross-joined count 0 … 9,999 on both databases. */
 const DIGITS = '(SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
-const LOT_COLUMNS = 'partNo, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified';
+const LOT_COLUMNS = 'partNo, shortIdKey, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified';
 
 describe(`stock bounds and operations over thousands of lots (${testDatabaseKind()})`, () => {
   let t: TestApp;

@@ -19,8 +19,10 @@ const STOCK_PAGES: PageSpec = {
   modifiedColumn: 's.modified',
 };
 
-/** The sums a stock-level page sorts by: their expressions, for a cursor's condition (in HAVING). */
+/** The sums a stock-level page of several warehouses sorts by: their expressions, for a cursor's condition (in HAVING). */
 const SUMS: Record<string, string> = { inStock: 'SUM(s.inStock)', onHold: 'SUM(s.onHold)', available: 'SUM(s.inStock) - SUM(s.onHold)' };
+/** The same of one warehouse: its own row's columns (`available` stored), each with an index (wID, column, partNo). */
+const COLUMNS: Record<string, string> = { inStock: 's.inStock', onHold: 's.onHold', available: 's.available' };
 
 interface StockRow {
   partNo: number;
@@ -46,7 +48,11 @@ export class StockLevelPages {
    * totalCount comes from counters (stockTotal): the cost follows the page,
    * not the lots. Sorting by a sum or by shortID, a `modifiedSince` filter, or
    * a scope of some but not all warehouses has to aggregate every item in scope.
-   * A cursor seeks by partNo or shortID before grouping, by a sum after it.
+   * One warehouse is not grouped: its rows are the page, each order a walk of
+   * an index (wID, column, partNo). By shortID the page's items are read
+   * first, walking the item's unique index and keeping those with a stock row
+   * in scope (by primary key), then their sums. A cursor seeks by a column
+   * before grouping, by a sum after it.
    */
   async page(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
     const request = resolvePage(query, STOCK_PAGES);
@@ -56,31 +62,36 @@ export class StockLevelPages {
     const { allWarehouses, totalCount } = await this.total(wids, request.modifiedSince);
     const [[column, direction]] = request.order;
     const joined = column.startsWith('item.');
+    const one = wids.length === 1;
+    const sum = one ? undefined : SUMS[column];
+    const sortBy = one ? (COLUMNS[column] ?? column) : column;
+    const mysql = this.levels.manager.connection.options.type === 'mysql';
     const read = (w: WindowRead) => {
-      const qb = this.levels
-        .createQueryBuilder('s')
-        .select('s.partNo', 'partNo')
-        .addSelect('SUM(s.inStock)', 'inStock')
-        .addSelect('SUM(s.onHold)', 'onHold')
-        .addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available')
-        .groupBy('s.partNo');
-      // Every warehouse in scope: no filter, so the groups come straight off the primary key in partNo order.
-      if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
-      if (joined) qb.innerJoin(Item, 'item', 'item.partNo = s.partNo').addSelect('item.shortIdKey', 'shortIdKey').addGroupBy('item.shortIdKey');
-      if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
+      if (joined) return this.itemsInShortIdOrder(w, direction, allWarehouses ? null : wids, request.modifiedSince);
+      const qb = this.levels.createQueryBuilder('s').select('s.partNo', 'partNo');
+      if (one) {
+        qb.addSelect('s.inStock', 'inStock').addSelect('s.onHold', 'onHold').addSelect('s.available', 'available').where('s.wID = :wid', { wid: wids[0] });
+        if (request.modifiedSince) qb.andWhere('s.modified >= :since', { since: request.modifiedSince });
+      } else {
+        qb.addSelect('SUM(s.inStock)', 'inStock').addSelect('SUM(s.onHold)', 'onHold').addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available').groupBy('s.partNo');
+        // Every warehouse in scope: no filter, so the groups come straight off the primary key in partNo order.
+        if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
+        if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
+      }
       if (w.seek) {
-        const sum = SUMS[column];
-        const seek = seekCondition({ column: sum ?? column, key: 's.partNo', direction }, w.seek.way, w.seek, { mysql: qb.connection.options.type === 'mysql', decimal: !!sum });
+        const seek = seekCondition({ column: sum ?? sortBy, key: 's.partNo', direction }, w.seek.way, w.seek, { mysql, decimal: column in SUMS });
         if (sum) qb.andHaving(seek.sql, seek.parameters);
         else qb.andWhere(seek.sql, seek.parameters);
       }
-      qb.orderBy(column, w.direction);
-      if (column !== 's.partNo') qb.addOrderBy('s.partNo', w.direction);
+      qb.orderBy(sortBy, w.direction);
+      if (sortBy !== 's.partNo') qb.addOrderBy('s.partNo', w.direction);
       if (w.offset) qb.offset(w.offset);
       return qb.limit(w.limit).getRawMany<StockRow>();
     };
     const boundary = (r: StockRow) => ({ value: joined ? r.shortIdKey : column === 's.partNo' ? r.partNo : r[column as 'inStock' | 'onHold' | 'available'], key: r.partNo });
-    const { rows, placed, position } = await pageWindow(request, totalCount, at, list, read, boundary);
+    const window = await pageWindow(request, totalCount, at, list, read, boundary);
+    const { placed, position } = window;
+    const rows = joined ? await this.withSums(window.rows, allWarehouses ? null : wids) : window.rows;
     const items = await this.shortIds(rows.map((r) => Number(r.partNo)));
     return new Page(
       rows.map((r): StockLevelResponseDto => {
@@ -128,6 +139,45 @@ export class StockLevelPages {
     if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
     if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
     return { allWarehouses, totalCount: Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0) };
+  }
+
+  /**
+   * Items in shortID order (their unique index) that have a stock row in
+   * these warehouses (null: any) modified since, if asked: the probe is a
+   * primary-key read per item, so no sort and no grouping of the scope. The
+   * walk passes over items without stock in scope: a warehouse holding few of
+   * the catalog's items reads more items per page.
+   */
+  private itemsInShortIdOrder(w: WindowRead, direction: 'ASC' | 'DESC', wids: number[] | null, since: Date | null): Promise<StockRow[]> {
+    const scope = `${wids ? ' AND s.wID IN (:...wids)' : ''}${since ? ' AND s.modified >= :since' : ''}`;
+    const qb = this.items
+      .createQueryBuilder('item')
+      .select('item.partNo', 'partNo')
+      .addSelect('item.shortIdKey', 'shortIdKey')
+      // A scalar probe, not EXISTS: MariaDB would make EXISTS a semi-join starting from the warehouse's rows, then sort them.
+      .where(`(SELECT s.partNo FROM stock_level s WHERE s.partNo = item.partNo${scope} LIMIT 1) IS NOT NULL`, { wids, since });
+    if (w.seek) {
+      const seek = seekCondition({ column: 'item.shortIdKey', key: 'item.partNo', direction, unique: true }, w.seek.way, w.seek, { mysql: false });
+      qb.andWhere(seek.sql, seek.parameters);
+    }
+    qb.orderBy('item.shortIdKey', w.direction);
+    if (w.offset) qb.offset(w.offset);
+    return qb.limit(w.limit).getRawMany<StockRow>();
+  }
+
+  /** The sums over these warehouses (null: all) of the items of a page read in shortID order. */
+  private async withSums(rows: StockRow[], wids: number[] | null): Promise<StockRow[]> {
+    if (!rows.length) return rows;
+    const qb = this.levels
+      .createQueryBuilder('s')
+      .select('s.partNo', 'partNo')
+      .addSelect('SUM(s.inStock)', 'inStock')
+      .addSelect('SUM(s.onHold)', 'onHold')
+      .where('s.partNo IN (:...partNos)', { partNos: rows.map((r) => r.partNo) })
+      .groupBy('s.partNo');
+    if (wids) qb.andWhere('s.wID IN (:...wids)', { wids });
+    const sums = new Map((await qb.getRawMany<StockRow>()).map((r) => [Number(r.partNo), r]));
+    return rows.map((r) => ({ ...r, inStock: sums.get(Number(r.partNo))?.inStock ?? 0, onHold: sums.get(Number(r.partNo))?.onHold ?? 0 }));
   }
 
   private async shortIds(partNos: number[]): Promise<Map<number, string>> {

@@ -10,12 +10,13 @@ import { cursorContext, type Direction, type ListPaging, type PagePosition, type
  *   column >= :v AND (column > :v OR key > :k)      ascending, after
  *
  * (`<` for descending, and the other way for before; `key >= :k` when the
- * boundary row is included). Sorting by the primary key alone it is key > :k. `decimal` compares a MySQL decimal as a decimal:
+ * boundary row is included). Sorting by the primary key alone it is key > :k,
+ * by a unique column alone column > :v. `decimal` compares a MySQL decimal as a decimal:
  * the boundary value is sent as text, which MySQL would otherwise compare as
  * a double. Works in WHERE and, over aggregates, in HAVING.
  */
 export function seekCondition(
-  order: { column: string; key: string; direction: Direction },
+  order: { column: string; key: string; direction: Direction; unique?: boolean },
   way: Way,
   at: { value: unknown; key: unknown; inclusive?: boolean },
   dialect: { mysql: boolean; decimal?: boolean },
@@ -25,6 +26,7 @@ export function seekCondition(
   const last = at.inclusive ? loose : strict;
   if (order.column === order.key) return { sql: `${order.key} ${last} :seekKey`, parameters: { seekKey: at.key } };
   const v = dialect.mysql && dialect.decimal ? 'CAST(:seekValue AS DECIMAL(40,4))' : ':seekValue';
+  if (order.unique) return { sql: `${order.column} ${last} ${v}`, parameters: { seekValue: at.value } };
   return {
     sql: `${order.column} ${loose} ${v} AND (${order.column} ${strict} ${v} OR ${order.key} ${last} :seekKey)`,
     parameters: { seekValue: at.value, seekKey: at.key },

@@ -22,6 +22,8 @@ export interface PageSpec {
   modifiedColumn: string;
   /** Sort columns holding decimals: a cursor's value is compared with them as a decimal. */
   decimals?: string[];
+  /** Sort columns unique on their own: they need no tiebreak (and a unique index would not serve one). */
+  unique?: string[];
 }
 
 export interface PageRequest {
@@ -47,7 +49,7 @@ export function resolvePage(query: PageQueryDto, spec: PageSpec): PageRequest {
   const column = requested ?? spec.defaultSort.column;
   const dir = direction ?? (requested ? 'ASC' : spec.defaultSort.direction);
   const order: PageRequest['order'] = [[column, dir]];
-  if (column !== spec.tiebreak) order.push([spec.tiebreak, dir]);
+  if (column !== spec.tiebreak && !spec.unique?.includes(column)) order.push([spec.tiebreak, dir]);
   return { page, pageSize, offset: (page - 1) * pageSize, order, modifiedSince: query.modifiedSince ?? null };
 }
 
@@ -145,14 +147,16 @@ export async function paginate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T
   const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
   const totalCount = list.total ?? (await countRows(qb));
-  const [[column, direction]] = request.order;
+  const [[column, direction], tiebreak] = request.order;
   const mysql = qb.connection.options.type === 'mysql';
   const read = (w: WindowRead) => {
     const keys = qb.clone().select(spec.tiebreak, 'k');
-    if (column !== spec.tiebreak) keys.addSelect(column, 'v').orderBy(column, w.direction).addOrderBy(spec.tiebreak, w.direction);
-    else keys.orderBy(spec.tiebreak, w.direction);
+    if (column !== spec.tiebreak) keys.addSelect(column, 'v');
+    keys.orderBy(column, w.direction);
+    if (tiebreak) keys.addOrderBy(spec.tiebreak, w.direction);
     if (w.seek) {
-      const seek = seekCondition({ column, key: spec.tiebreak, direction }, w.seek.way, w.seek, { mysql, decimal: spec.decimals?.includes(column) });
+      const order = { column, key: spec.tiebreak, direction, unique: !tiebreak };
+      const seek = seekCondition(order, w.seek.way, w.seek, { mysql, decimal: spec.decimals?.includes(column) });
       keys.andWhere(seek.sql, seek.parameters);
     }
     if (w.offset) keys.offset(w.offset);
