@@ -190,9 +190,9 @@ async function receive(pool: mysql.Pool, raw: string): Promise<[number, object]>
 async function receiveOnce(conn: mysql.PoolConnection, key: { partNo: number } | { shortIdKey: string }, wid: number, units: number): Promise<[number, object]> {
   await conn.query('START TRANSACTION');
   const [items] = (await conn.query(
-    'partNo' in key ? 'SELECT partNo, shortID, discontinued FROM item WHERE partNo = ? FOR UPDATE' : 'SELECT partNo, shortID, discontinued FROM item WHERE shortIdKey = ? FOR UPDATE',
+    'partNo' in key ? 'SELECT partNo, shortID, shortIdKey, discontinued FROM item WHERE partNo = ? FOR UPDATE' : 'SELECT partNo, shortID, shortIdKey, discontinued FROM item WHERE shortIdKey = ? FOR UPDATE',
     ['partNo' in key ? key.partNo : key.shortIdKey],
-  )) as [Array<{ partNo: number; shortID: string; discontinued: number }>, unknown];
+  )) as [Array<{ partNo: number; shortID: string; shortIdKey: string; discontinued: number }>, unknown];
   const item = items[0];
   if (!item) throw new Refused(400, 'no such item');
   if (item.discontinued) throw new Refused(409, `item ${item.shortID} is discontinued`);
@@ -210,8 +210,8 @@ async function receiveOnce(conn: mysql.PoolConnection, key: { partNo: number } |
   // The total already includes these units; every warehouse's stock is within it.
   if (!withinDecimalMax(storedTenThousandths(sums.total), 0)) throw new Refused(409, `stock of ${item.shortID} would exceed the maximum`);
   const [lot] = (await conn.query(
-    "INSERT INTO lot (partNo, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (?, ?, '', ?, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
-    [item.partNo, wid, units, now, now],
+    "INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (?, ?, ?, '', ?, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
+    [item.partNo, item.shortIdKey, wid, units, now, now],
   )) as [mysql.ResultSetHeader, unknown];
   if (created) {
     // Scope 0 counts items stocked in any warehouse: only the item's first row adds to it.

@@ -78,10 +78,11 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
       // Every item gets lots in every warehouse (j % items, j % 3), and about a quarter of each item's lots are archived.
       const archived = Math.floor(j / items) % 4 === 3;
       const received = new Date(base + j * 1000);
-      rows.push([j + 1, (j % items) + 1, (j % WAREHOUSES) + 1, `S-${j % 100}`, 10, received, archived ? now : null, `SER-${j}`, '', '', '', 0, 0, '', '', archived ? 0 : 1, received]);
+      const partNo = (j % items) + 1;
+      rows.push([j + 1, partNo, `bench-${String(partNo).padStart(7, '0')}`, (j % WAREHOUSES) + 1, `S-${j % 100}`, 10, received, archived ? now : null, `SER-${j}`, '', '', '', 0, 0, '', '', archived ? 0 : 1, received]);
     }
     await db.query(
-      'INSERT INTO lot (recNo, partNo, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES ?',
+      'INSERT INTO lot (recNo, partNo, shortIdKey, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES ?',
       [rows],
     );
   }
@@ -89,7 +90,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
 
   // The hot item: one deep lot in warehouse 1 for the contended-issue scenario.
   await db.query(
-    "INSERT INTO lot (partNo, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (1, 1, 'HOT', 1000000, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
+    "INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (1, 'bench-0000001', 1, 'HOT', 1000000, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
     [now, now],
   );
   await db.query(
