@@ -93,6 +93,9 @@ async function main(): Promise<void> {
   const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let receiveSeq = 0;
+  // The next link of the page before the deep one: its cursor seeks the deep page (keyset), as a client walking by next gets it.
+  const before = await fetch(`http://127.0.0.1:${PORTS.service}/api/v1/Inventory?page=${Math.max(lotPage - 1, 1)}&pageSize=250`, { headers: auth });
+  const deepByCursor = /<([^>]+)>; rel="next"/.exec(before.headers.get('link') ?? '')?.[1] ?? `/api/v1/Inventory?page=${lotPage}&pageSize=250`;
 
   const same = (key: CeilingKey): CeilingRef => ({ key });
   const near = (key: CeilingKey): CeilingRef => ({ key, near: true });
@@ -103,6 +106,7 @@ async function main(): Promise<void> {
     [`GET /Item page ${lastItemPage} (deep)`, near('c1'), () => ({ path: `/api/v1/Item?page=${lastItemPage}&pageSize=250` })],
     ['GET /Inventory page 1 (250)', same('c1'), () => ({ path: '/api/v1/Inventory?pageSize=250' })],
     [`GET /Inventory page ${lotPage} (250)`, same('cN'), () => ({ path: `/api/v1/Inventory?page=${lotPage}&pageSize=250` })],
+    [`GET /Inventory page ${lotPage} (250) by cursor`, near('c1'), () => ({ path: deepByCursor })],
     ['GET /Inventory/StockLevels page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels' })],
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
     ['POST /Inventory/Receive', same('d'), () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (receiveSeq++ % 3), reasonCode: 1 })],
