@@ -43,8 +43,8 @@ class ConstantController {
 @Module({ controllers: [ConstantController] })
 class ConstantModule {}
 
-/** Slots of `bench_lot_count` per warehouse (see seed.ts): a Receive adds to one at random. */
-const LOT_COUNTER_SLOTS = 16;
+/** The service's list counters (src/database/counters.ts): a Receive adds to one slot of each at random. */
+const COUNTER_SLOTS = 16;
 const MAX_PAGE_SIZE = 250;
 const MAX_ATTEMPTS = 6;
 
@@ -71,7 +71,7 @@ const LOT_PAGE = `SELECT STRAIGHT_JOIN l.recNo, l.partNo, i.shortID, i.descripti
   JOIN warehouse w FORCE INDEX (PRIMARY) ON w.wID = l.wID`;
 
 /** (c) The exact total from the maintained counter, not COUNT(*): a few primary-key rows whatever the number of lots. */
-const LOT_TOTAL = 'SELECT COALESCE(SUM(lots), 0) AS n FROM bench_lot_count WHERE wID IN (?)';
+const LOT_TOTAL = "SELECT COALESCE(SUM(n), 0) AS n FROM list_count WHERE list = 'lots' AND scope IN (?)";
 
 interface LotRow {
   recNo: number;
@@ -100,7 +100,7 @@ async function lotPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerRe
   const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Number(url.searchParams.get('pageSize')) || MAX_PAGE_SIZE));
   const [[rows], [[total]]] = await Promise.all([
     pool.query(LOT_PAGE, [wids, pageSize, (page - 1) * pageSize]) as Promise<[LotRow[], unknown]>,
-    pool.query(LOT_TOTAL, [wids]) as Promise<[Array<{ n: number | string }>, unknown]>,
+    pool.query(LOT_TOTAL, [wids.map(String)]) as Promise<[Array<{ n: number | string }>, unknown]>,
   ]);
   rows.sort((a, b) => b.received.getTime() - a.received.getTime() || b.recNo - a.recNo);
   const totalCount = Number(total.n);
@@ -154,11 +154,10 @@ class Refused extends Error {
  *   lock the item row; upsert the stock_level row, adding the units (locks it,
  *   creates it if missing); read the item's total and its number of stock rows
  *   (the bound on an item's stock, and whether the new row is its first);
- *   insert the lot; count a new stock row in stock_count; add the lot to
- *   bench_lot_count; insert the ledger row; COMMIT.
- * The lot count is work the service does not do yet but will need for its lot
- * pages, as ceiling (c) assumes. Retried on deadlock and lock wait timeout like
- * the service's TransactionRunner.
+ *   insert the lot; count a new stock row in stock_count; insert the ledger
+ *   row; count the lot and the ledger row (and a new stock row's stock set)
+ *   in list_count, one statement, as the service does; COMMIT.
+ * Retried on deadlock and lock wait timeout like the service's TransactionRunner.
  */
 async function receive(pool: mysql.Pool, raw: string): Promise<[number, object]> {
   let body: { partNo?: unknown; shortID?: unknown; wid?: unknown; units?: unknown };
@@ -191,9 +190,9 @@ async function receive(pool: mysql.Pool, raw: string): Promise<[number, object]>
 async function receiveOnce(conn: mysql.PoolConnection, key: { partNo: number } | { shortIdKey: string }, wid: number, units: number): Promise<[number, object]> {
   await conn.query('START TRANSACTION');
   const [items] = (await conn.query(
-    'partNo' in key ? 'SELECT partNo, shortID, discontinued FROM item WHERE partNo = ? FOR UPDATE' : 'SELECT partNo, shortID, discontinued FROM item WHERE shortIdKey = ? FOR UPDATE',
+    'partNo' in key ? 'SELECT partNo, shortID, shortIdKey, discontinued FROM item WHERE partNo = ? FOR UPDATE' : 'SELECT partNo, shortID, shortIdKey, discontinued FROM item WHERE shortIdKey = ? FOR UPDATE',
     ['partNo' in key ? key.partNo : key.shortIdKey],
-  )) as [Array<{ partNo: number; shortID: string; discontinued: number }>, unknown];
+  )) as [Array<{ partNo: number; shortID: string; shortIdKey: string; discontinued: number }>, unknown];
   const item = items[0];
   if (!item) throw new Refused(400, 'no such item');
   if (item.discontinued) throw new Refused(409, `item ${item.shortID} is discontinued`);
@@ -204,26 +203,35 @@ async function receiveOnce(conn: mysql.PoolConnection, key: { partNo: number } |
     [item.partNo, wid, units, now],
   )) as [mysql.ResultSetHeader, unknown];
   const created = level.affectedRows === 1;
-  const [[sums]] = (await conn.query('SELECT SUM(inStock) AS total, COUNT(*) AS levels FROM stock_level WHERE partNo = ?', [item.partNo])) as [
-    Array<{ total: string; levels: number }>,
-    unknown,
-  ];
+  const [[sums]] = (await conn.query(
+    "SELECT SUM(inStock) AS total, COUNT(*) AS levels, GROUP_CONCAT(wID ORDER BY wID SEPARATOR ',') AS wids FROM stock_level WHERE partNo = ?",
+    [item.partNo],
+  )) as [Array<{ total: string; levels: number; wids: string }>, unknown];
   // The total already includes these units; every warehouse's stock is within it.
   if (!withinDecimalMax(storedTenThousandths(sums.total), 0)) throw new Refused(409, `stock of ${item.shortID} would exceed the maximum`);
   const [lot] = (await conn.query(
-    "INSERT INTO lot (partNo, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (?, ?, '', ?, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
-    [item.partNo, wid, units, now, now],
+    "INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (?, ?, ?, '', ?, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
+    [item.partNo, item.shortIdKey, wid, units, now, now],
   )) as [mysql.ResultSetHeader, unknown];
   if (created) {
     // Scope 0 counts items stocked in any warehouse: only the item's first row adds to it.
     const scopes = Number(sums.levels) === 1 ? [0, wid] : [wid];
     await conn.query('INSERT INTO stock_count (scope, items) VALUES ? ON DUPLICATE KEY UPDATE items = items + 1', [scopes.map((s) => [s, 1])]);
   }
-  await conn.query('INSERT INTO bench_lot_count (wID, slot, lots) VALUES (?, ?, 1) ON DUPLICATE KEY UPDATE lots = lots + 1', [wid, randomInt(LOT_COUNTER_SLOTS)]);
   await conn.query(
     "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, toWid, toSpot, units, reasonCode, reference, remark, clientId, created) VALUES (?, 'receive', ?, ?, ?, '', ?, 1, '', '', 'bench', ?)",
     [randomUUID(), item.partNo, lot.insertId, wid, units, now],
   );
+  const counts: Array<[string, string, number]> = [['ledger', `0>${wid}`, 1], ['lots', String(wid), 1]];
+  if (created) {
+    const wids = String(sums.wids);
+    const before = wids.split(',').filter((w) => w !== String(wid));
+    counts.push(['stock', wids, 1]);
+    if (before.length) counts.push(['stock', before.join(','), -1]);
+  }
+  // In primary-key order, as the service writes them.
+  const rows = counts.sort(([l1, s1], [l2, s2]) => (l1 + '\n' + s1 < l2 + '\n' + s2 ? -1 : 1)).map(([list, scope, by]) => [list, scope, randomInt(COUNTER_SLOTS), by]);
+  await conn.query('INSERT INTO list_count (list, scope, slot, n) VALUES ? ON DUPLICATE KEY UPDATE n = n + VALUES(n)', [rows]);
   await conn.query('COMMIT');
   return [201, { status: 'received', recNo: lot.insertId }];
 }

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy, waitQuiet } from './harness.js';
-import { fillLotCounter, seed, type Seeded } from './seed.js';
+import { fillListCounters, seed, type Seeded } from './seed.js';
 
 /**
  * npm run bench [-- --lots 1000000] [-- --quick]: seeds MariaDB, starts the
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
 
   const lastItemPage = Math.max(1, Math.ceil(seeded.items / 250));
   const lotPage = Math.min(4000, Math.max(1, Math.ceil(LOTS / 250)));
-  if (args['no-seed']) await withDb((db) => fillLotCounter(db));
+  if (args['no-seed']) await fillListCounters(DB_URL);
 
   const nest = await start(['dist/bench/ceilings.js', 'nest', String(PORTS.nest)], /ready/);
   const nestCeiling = await drive('ceiling (a): bare NestJS route, constant body', PORTS.nest, () => ({ path: `/item/${randomPartNo(seeded)}` }));
@@ -93,6 +93,9 @@ async function main(): Promise<void> {
   const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let receiveSeq = 0;
+  // The next link of the page before the deep one: its cursor seeks the deep page (keyset), as a client walking by next gets it.
+  const before = await fetch(`http://127.0.0.1:${PORTS.service}/api/v1/Inventory?page=${Math.max(lotPage - 1, 1)}&pageSize=250`, { headers: auth });
+  const deepByCursor = /<([^>]+)>; rel="next"/.exec(before.headers.get('link') ?? '')?.[1] ?? `/api/v1/Inventory?page=${lotPage}&pageSize=250`;
 
   const same = (key: CeilingKey): CeilingRef => ({ key });
   const near = (key: CeilingKey): CeilingRef => ({ key, near: true });
@@ -103,6 +106,7 @@ async function main(): Promise<void> {
     [`GET /Item page ${lastItemPage} (deep)`, near('c1'), () => ({ path: `/api/v1/Item?page=${lastItemPage}&pageSize=250` })],
     ['GET /Inventory page 1 (250)', same('c1'), () => ({ path: '/api/v1/Inventory?pageSize=250' })],
     [`GET /Inventory page ${lotPage} (250)`, same('cN'), () => ({ path: `/api/v1/Inventory?page=${lotPage}&pageSize=250` })],
+    [`GET /Inventory page ${lotPage} (250) by cursor`, near('c1'), () => ({ path: deepByCursor })],
     ['GET /Inventory/StockLevels page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels' })],
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
     ['POST /Inventory/Receive', same('d'), () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (receiveSeq++ % 3), reasonCode: 1 })],
@@ -161,16 +165,18 @@ async function withDb<T>(work: (db: mysql.Connection) => Promise<T>): Promise<T>
   }
 }
 
-/** Whether ceiling (d) kept bench_lot_count exact: its sums per warehouse against COUNT(*) of the lots. */
+/** Whether ceiling (d) kept the service's lot counters exact: list_count's sums per warehouse against COUNT(*) of the lots. */
 function checkLotCounter(): Promise<boolean> {
   return withDb(async (db) => {
     // One snapshot for both reads, as the ledger check does.
     await db.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
-    const [kept] = (await db.query('SELECT wID, SUM(lots) AS n FROM bench_lot_count GROUP BY wID ORDER BY wID')) as [Array<{ wID: number; n: string }>, unknown];
+    const [kept] = (await db.query(
+      "SELECT CAST(scope AS UNSIGNED) AS wID, SUM(n) AS n FROM list_count WHERE list = 'lots' GROUP BY scope HAVING SUM(n) <> 0 ORDER BY CAST(scope AS UNSIGNED)",
+    )) as [Array<{ wID: number; n: string }>, unknown];
     const [actual] = (await db.query('SELECT wID, COUNT(*) AS n FROM lot GROUP BY wID ORDER BY wID')) as [Array<{ wID: number; n: number }>, unknown];
     await db.query('COMMIT');
     const ok = JSON.stringify(kept.map((r) => [r.wID, Number(r.n)])) === JSON.stringify(actual.map((r) => [r.wID, Number(r.n)]));
-    if (!ok) log(`bench_lot_count ${JSON.stringify(kept)} differs from the lots ${JSON.stringify(actual)}`);
+    if (!ok) log(`list_count lots ${JSON.stringify(kept)} differs from the lots ${JSON.stringify(actual)}`);
     return ok;
   });
 }

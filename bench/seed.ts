@@ -4,6 +4,7 @@ import { ALL_SECURITY_IDS } from '../src/auth/security-id.js';
 import { hashCredential } from '../src/auth/credentials.js';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
+import { listCountersFill } from '../src/database/migrations/list-counters.js';
 
 export interface Seeded {
   items: number;
@@ -77,10 +78,11 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
       // Every item gets lots in every warehouse (j % items, j % 3), and about a quarter of each item's lots are archived.
       const archived = Math.floor(j / items) % 4 === 3;
       const received = new Date(base + j * 1000);
-      rows.push([j + 1, (j % items) + 1, (j % WAREHOUSES) + 1, `S-${j % 100}`, 10, received, archived ? now : null, `SER-${j}`, '', '', '', 0, 0, '', '', archived ? 0 : 1, received]);
+      const partNo = (j % items) + 1;
+      rows.push([j + 1, partNo, `bench-${String(partNo).padStart(7, '0')}`, (j % WAREHOUSES) + 1, `S-${j % 100}`, 10, received, archived ? now : null, `SER-${j}`, '', '', '', 0, 0, '', '', archived ? 0 : 1, received]);
     }
     await db.query(
-      'INSERT INTO lot (recNo, partNo, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES ?',
+      'INSERT INTO lot (recNo, partNo, shortIdKey, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES ?',
       [rows],
     );
   }
@@ -88,7 +90,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
 
   // The hot item: one deep lot in warehouse 1 for the contended-issue scenario.
   await db.query(
-    "INSERT INTO lot (partNo, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (1, 1, 'HOT', 1000000, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
+    "INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) VALUES (1, 'bench-0000001', 1, 'HOT', 1000000, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
     [now, now],
   );
   await db.query(
@@ -103,27 +105,28 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   await db.query('DELETE FROM stock_count');
   await db.query('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
   await db.query('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
-  await fillLotCounter(db);
-  await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, ledger_entry');
+  // The service's list counters, recomputed from the rows written around it.
+  for (const statement of listCountersFill('mysql')) await db.query(statement);
+  await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, list_count, ledger_entry');
   await db.end();
   log(`seeded ledger and stock levels; ${Date.now() - started} ms in all`);
   return { items, lots, clientId, clientSecret, hotItem: 'BENCH-0000001', seedMs: Date.now() - t0 };
 }
 
 /**
- * (Re)builds `bench_lot_count`, the bench's own maintained lot count: one row
- * per warehouse and slot, the lots of a warehouse being the sum of its slots.
- * The service has no lot counter yet (its lot pages count with COUNT(*));
- * this table stands for the one it will need, kept by every statement that
- * inserts a lot or moves one between warehouses. Spread over slots so that
- * concurrent Receives in one warehouse do not queue on a single row lock.
- * Filled from the lots here, at seed time or before a `--no-seed` run, since
- * the service's own writes do not maintain it.
+ * (Re)computes the service's list counters (list_count: lots per warehouse,
+ * items, ledger rows, stock sets) from the rows, as its migration does: the
+ * seed writes rows around the service. Before a `--no-seed` run too, since
+ * ceiling (d) of an older run may have left them behind; the schema is
+ * migrated first, so that the table exists.
  */
-export async function fillLotCounter(db: mysql.Connection): Promise<void> {
-  await db.query(
-    'CREATE TABLE IF NOT EXISTS bench_lot_count (wID int NOT NULL, slot tinyint NOT NULL, lots int NOT NULL, PRIMARY KEY (wID, slot)) ENGINE=InnoDB',
-  );
-  await db.query('DELETE FROM bench_lot_count');
-  await db.query('INSERT INTO bench_lot_count (wID, slot, lots) SELECT wID, 0, COUNT(*) FROM lot GROUP BY wID');
+export async function fillListCounters(url: string): Promise<void> {
+  const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(url)));
+  await ds.initialize();
+  try {
+    await ds.runMigrations({ transaction: 'each' });
+    for (const statement of listCountersFill('mysql')) await ds.query(statement);
+  } finally {
+    await ds.destroy();
+  }
 }

@@ -20,6 +20,8 @@ async function main(file) {
     accountCacheSeconds: 60,
     redisUrl: null,
     logLevel: 'silent',
+    // Nothing is paged here: any key serves.
+    listCursorSecret: 'openapi-document',
   });
   const app = await createApp(config, { logger: pino({ level: 'silent' }), announce: () => undefined });
   try {

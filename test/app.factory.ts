@@ -10,7 +10,7 @@ import { pino, type Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { BootstrapCredentials } from '../src/auth/admin.service.js';
 import { createApp } from '../src/bootstrap.js';
-import { AppConfig, type DatabaseTarget, defaultRedisKeyPrefix, parseDatabaseUrl } from '../src/config/config.js';
+import { AppConfig, type DatabaseTarget, defaultListCursorSecret, defaultRedisKeyPrefix, parseDatabaseUrl } from '../src/config/config.js';
 
 /** Which database this e2e run targets: set by test/setup/<db>.ts per jest project. */
 export function testDatabaseKind(): 'sqlite' | 'mysql' {
@@ -86,6 +86,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     redisUrl: null,
     redisKeyPrefix: defaultRedisKeyPrefix(database.target),
     logLevel: 'silent',
+    listCursorSecret: defaultListCursorSecret(database.target),
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -19,13 +19,13 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
 
   const check = () => {
     const r = spawnSync(process.execPath, ['dist/src/cli.js', 'ledger:check'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
-    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>>; countMismatches: Array<Record<string, unknown>> } };
+    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>>; countMismatches: Array<Record<string, unknown>>; listCountMismatches: Array<Record<string, unknown>> } };
   };
 
   it('passes on consistent data', () => {
     const { status, report } = check();
     expect(status).toBe(0);
-    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [] });
+    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [], listCountMismatches: [] });
   });
 
   it('fails, naming the item and warehouse, when a summary row disagrees', async () => {
@@ -44,6 +44,24 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
     expect(report.mismatches).toEqual([]);
     expect(report.countMismatches).toEqual([{ scope: 2, stored: 2, actual: 1 }]);
     await t.dataSource.query('UPDATE stock_count SET items = items - 1 WHERE scope = 2');
+    expect(check().report.ok).toBe(true);
+  });
+
+  it('fails, naming the list and scope, when a list counter disagrees with a COUNT of its list', async () => {
+    // One slot row more, for each kind of counter: lots of warehouse 2, active items, receives into 1, items stocked in 1 and 2.
+    const tampered = [['lots', '2'], ['items', 'active'], ['ledger', '0>1'], ['stock', '1,2']];
+    for (const [list, scope] of tampered) await t.dataSource.query('INSERT INTO list_count (list, scope, slot, n) VALUES (?, ?, 99, 1)', [list, scope]);
+    const { status, report } = check();
+    expect(status).toBe(1);
+    expect(report.mismatches).toEqual([]);
+    expect(report.countMismatches).toEqual([]);
+    expect(report.listCountMismatches).toEqual([
+      { list: 'items', scope: 'active', stored: 2, actual: 1 },
+      { list: 'ledger', scope: '0>1', stored: 3, actual: 2 },
+      { list: 'lots', scope: '2', stored: 2, actual: 1 },
+      { list: 'stock', scope: '1,2', stored: 2, actual: 1 },
+    ]);
+    await t.dataSource.query('DELETE FROM list_count WHERE slot = 99');
     expect(check().report.ok).toBe(true);
   });
 

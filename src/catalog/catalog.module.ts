@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { PageCursors } from '../pagination/cursor.js';
 import { CATALOG_ENTITIES } from './catalog.entities.js';
 import { ItemsController } from './items.controller.js';
 import { ItemsService } from './items.service.js';
@@ -8,7 +9,7 @@ import { ItemsService } from './items.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES), IdempotencyModule],
   controllers: [ItemsController],
-  providers: [ItemsService],
+  providers: [ItemsService, PageCursors],
   exports: [ItemsService],
 })
 export class CatalogModule {}

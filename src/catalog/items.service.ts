@@ -4,10 +4,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
+import { addCounts, readCounts } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
 import { shortIdProblem } from '../http/validators.js';
+import { PageCursors } from '../pagination/cursor.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
@@ -55,6 +57,8 @@ const ITEM_PAGES: PageSpec = {
   defaultSort: { column: 'item.shortIdKey', direction: 'ASC' },
   tiebreak: 'item.partNo',
   modifiedColumn: 'item.modified',
+  // Its unique index orders the list alone: with partNo after it, MariaDB would sort (extended keys leave unique indexes out).
+  unique: ['item.shortIdKey'],
 };
 
 /** Rows per read of GET /Item?Category= (about 60 KB of JSON): what one such request holds in memory, and the most work it does between two turns of the event loop. */
@@ -68,13 +72,19 @@ export class ItemsService {
     @InjectRepository(Item) private readonly items: Repository<Item>,
     @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
     private readonly tx: TransactionRunner,
+    private readonly cursors: PageCursors,
   ) {}
 
-  /** GET /Item (active only) and GET /Item/All. */
-  list(query: PageQueryDto, includeDiscontinued: boolean): Promise<Page<Item>> {
+  /**
+   * GET /Item (active only) and GET /Item/All. totalCount comes from the item
+   * counters; with `modifiedSince` it is counted on the range of the modified index.
+   */
+  async list(query: PageQueryDto, includeDiscontinued: boolean): Promise<Page<Item>> {
     const qb = this.items.createQueryBuilder('item');
     if (!includeDiscontinued) qb.where('item.discontinued = 0');
-    return paginate(qb, query, ITEM_PAGES);
+    const scope = includeDiscontinued ? 'all' : 'active';
+    const total = query.modifiedSince ? undefined : ((await readCounts(this.items.manager, 'items', [scope])).get(scope) ?? 0);
+    return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
   }
 
   /**
@@ -151,7 +161,10 @@ export class ItemsService {
       createdBy: caller.name,
     });
     try {
-      await this.tx.run((m) => m.insert(Item, item));
+      await this.tx.run(async (m) => {
+        await m.insert(Item, item);
+        await addCounts(m, [{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
       throw error;
@@ -166,7 +179,13 @@ export class ItemsService {
     const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
     if (changed.length) {
       const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
-      await this.tx.run((m) => m.update(Item, { partNo: item.partNo }, set));
+      await this.tx.run(async (m) => {
+        if (set.discontinued === undefined) return m.update(Item, { partNo: item.partNo }, set);
+        // Counted only by the update that flips the flag: a concurrent one that flipped it first matches no row here.
+        const flipped = await m.update(Item, { partNo: item.partNo, discontinued: !set.discontinued }, set);
+        if (flipped.affected) return addCounts(m, [{ list: 'items', scope: 'active', by: set.discontinued ? -1 : 1 }]);
+        return m.update(Item, { partNo: item.partNo }, set);
+      });
       Object.assign(item, set);
     }
     return item;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, defaultRedisKeyPrefix, loadConfig, parseDatabaseUrl } from './config.js';
+import { ConfigError, defaultListCursorSecret, defaultRedisKeyPrefix, loadConfig, parseDatabaseUrl } from './config.js';
 
 const failure = (env: Record<string, string>) => {
   try {
@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       redisUrl: null,
       redisKeyPrefix: `inventory:sqlite:${resolve('data/inventory.sqlite')}`,
       logLevel: 'info',
+      listCursorSecret: defaultListCursorSecret({ type: 'sqlite', file: 'data/inventory.sqlite' }),
     });
   });
 
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: 'erp-eu:inventory',
       LOG_LEVEL: 'WARN',
+      LIST_CURSOR_SECRET: 'a-deployment-secret-of-some-length',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -44,7 +46,15 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       redisKeyPrefix: 'erp-eu:inventory',
       logLevel: 'warn',
+      listCursorSecret: 'a-deployment-secret-of-some-length',
     });
+  });
+
+  it('derives the list cursor secret from the whole database URL when none is set: one per deployment', () => {
+    const secret = (url: string) => loadConfig({ DATABASE_URL: url }).listCursorSecret;
+    expect(secret('mysql://inv:a@db/inventory')).toBe(secret('mysql://inv:a@db/inventory'));
+    expect(secret('mysql://inv:a@db/inventory')).not.toBe(secret('mysql://inv:b@db/inventory'));
+    expect(secret('mysql://inv:a@db/inventory')).not.toContain('inv:a');
   });
 
   it.each([
@@ -62,6 +72,7 @@ describe('loadConfig', () => {
     ['REDIS_KEY_PREFIX', 'two words'],
     ['REDIS_KEY_PREFIX', 'x'.repeat(201)],
     ['LOG_LEVEL', 'loud'],
+    ['LIST_CURSOR_SECRET', 'too-short'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

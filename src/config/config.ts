@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -33,6 +34,8 @@ export class AppConfig {
   /** Starts every Redis key, so that deployments sharing one Redis never share counters. */
   readonly redisKeyPrefix: string;
   readonly logLevel: LogLevel;
+  /** Keys the MAC of list cursors; the same for every instance of a deployment. */
+  readonly listCursorSecret: string;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -52,6 +55,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env, database),
     logLevel: logLevel(env),
+    listCursorSecret: listCursorSecret(env, database),
   });
 }
 
@@ -123,6 +127,25 @@ function redisKeyPrefix(env: Env, database: DatabaseTarget): string {
   const raw = read(env, 'REDIS_KEY_PREFIX');
   if (raw === undefined) return defaultRedisKeyPrefix(database);
   if (!/^[\x21-\x7e]{1,200}$/.test(raw)) throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1 to 200 printable ASCII characters without spaces');
+  return raw;
+}
+
+/**
+ * LIST_CURSOR_SECRET, or one derived from DATABASE_URL (its user and password
+ * included, never logged): instances of one deployment name the same
+ * database, so a cursor made by one is read by another. A cursor grants
+ * nothing (the scope is applied by the query); the secret keeps an edited
+ * cursor from being read as another position.
+ */
+export function defaultListCursorSecret(database: DatabaseTarget): string {
+  const material = database.type === 'sqlite' ? `sqlite:${resolve(database.file)}` : database.url;
+  return createHash('sha256').update(`list-cursor\0${material}`).digest('hex');
+}
+
+function listCursorSecret(env: Env, database: DatabaseTarget): string {
+  const raw = read(env, 'LIST_CURSOR_SECRET');
+  if (raw === undefined) return defaultListCursorSecret(database);
+  if (raw.length < 16 || raw.length > 200) throw new ConfigError('LIST_CURSOR_SECRET', 'must be 16 to 200 characters');
   return raw;
 }
 

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { caseKeyTransformer } from '../database/case-key.js';
 import { decimalTransformer } from '../quantity.js';
 
 /** A lot (spec "Lot"): units of one item at one spot of one warehouse. In stock while active. */
@@ -9,6 +10,10 @@ export class Lot {
 
   @Column({ type: 'int' })
   partNo: number;
+
+  /** The item's shortIdKey, copied (a shortID never changes) so that lots sort by shortID on an index of their own. */
+  @Column({ type: 'varchar', length: 64, transformer: caseKeyTransformer })
+  shortIdKey: string;
 
   @Column({ type: 'int' })
   wID: number;

@@ -3,16 +3,18 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Warehouse } from '../auth/auth.entities.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { PageCursors } from '../pagination/cursor.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
+import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, InventoryQueries, WarehouseNames],
+  providers: [InventoryService, CountService, InventoryQueries, StockLevelPages, WarehouseNames, PageCursors],
 })
 export class InventoryModule {}

@@ -55,6 +55,7 @@ export class InventoryService {
       const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
       const lot = m.create(Lot, {
         partNo: item.partNo,
+        shortIdKey: item.shortIdKey,
         wID: dto.wid,
         spot: dto.spot ?? '',
         units: dto.units,

@@ -1,6 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { inSnapshot } from '../database/snapshot.js';
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
+import { listCountMismatches, type ListCountMismatch } from './list-count-check.js';
 
 export interface LedgerMismatch {
   partNo: number;
@@ -24,6 +25,8 @@ export interface LedgerReport {
   checked: number;
   mismatches: LedgerMismatch[];
   countMismatches: CountMismatch[];
+  /** list_count counters that disagree with a COUNT of what their list shows (see list-count-check.ts). */
+  listCountMismatches: ListCountMismatch[];
 }
 
 /**
@@ -31,7 +34,8 @@ export interface LedgerReport {
  * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
  * the held in-stock lots = its onHold. Sums are exact on both databases.
  * Also: stock_count holds the number of items with a stock_level row, per
- * warehouse and in any warehouse.
+ * warehouse and in any warehouse; and every list counter (list_count) equals
+ * a COUNT of the rows its list shows.
  *
  * All sums are read in one transaction, so they come from one snapshot
  * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
@@ -100,5 +104,7 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
       });
     }
   }
-  return { ok: mismatches.length === 0 && countMismatches.length === 0, checked: totals.size, mismatches, countMismatches };
+  const listMismatches = await listCountMismatches(db, levels);
+  const ok = mismatches.length === 0 && countMismatches.length === 0 && listMismatches.length === 0;
+  return { ok, checked: totals.size, mismatches, countMismatches, listCountMismatches: listMismatches };
 }

@@ -5,6 +5,7 @@ import { addDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, withinD
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+import { countLedgerRows } from './list-counts.js';
 import type { PickPlan } from './pick.js';
 
 /** DECISIONS "Inventory": an item's stock in one warehouse, and across all of them, stays within DECIMAL_MAX. */
@@ -75,7 +76,11 @@ export interface LedgerOrigin {
   requestKey: string | null;
 }
 
-/** One ledger row per lot touched, grouped by a new operationId; the body fields without a column go to `extra`. */
+/**
+ * One ledger row per lot touched, grouped by a new operationId; the body fields
+ * without a column go to `extra`. Then the list counters the rows imply (lots
+ * per warehouse, ledger rows), after the rows they count (locks.ts, step 5).
+ */
 export async function writeLedger(
   m: EntityManager,
   origin: LedgerOrigin,
@@ -103,4 +108,5 @@ export async function writeLedger(
     created,
   }));
   for (const chunk of chunks(entries)) await m.insert(LedgerEntry, chunk);
+  await countLedgerRows(m, rows);
 }

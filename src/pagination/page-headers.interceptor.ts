@@ -40,24 +40,33 @@ export function setPageHeaders(req: Request, res: Response, page: Page<unknown>)
 const KEPT = new Map(['sort', 'direction', 'modifiedSince', 'itemID'].map((name) => [name.toLowerCase(), name]));
 const MAX_KEPT_VALUE = 100;
 
-/** Relative links (no Host header is trusted) with the list's own parameters kept. */
-export function linkHeader(originalUrl: string, page: Pick<Page<unknown>, 'page' | 'pageSize' | 'pageCount'>): string {
+/** What the links of a page need; `hasMore` and the cursors as a Page has them. */
+export type LinkedPage = Pick<Page<unknown>, 'page' | 'pageSize' | 'pageCount'> & Partial<Pick<Page<unknown>, 'hasMore' | 'nextCursor' | 'prevCursor'>>;
+
+/**
+ * Relative links (no Host header is trusted) with the list's own parameters
+ * kept. `next` and `prev` carry the cursor of the page they lead to when the
+ * page has one (a page of rows does); `first` and `last` are page numbers.
+ */
+export function linkHeader(originalUrl: string, page: LinkedPage): string {
   const sent = new URL(originalUrl, 'http://service.invalid');
   const kept = new URLSearchParams();
   for (const [key, value] of sent.searchParams) {
     const name = KEPT.get(key.toLowerCase());
     if (name && value.length <= MAX_KEPT_VALUE) kept.append(name, value);
   }
-  const to = (n: number, rel: string) => {
+  const to = (n: number, rel: string, cursor?: string) => {
     const query = new URLSearchParams(kept);
     query.set('page', String(n));
     query.set('pageSize', String(page.pageSize));
+    if (cursor) query.set('cursor', cursor);
     return `<${sent.pathname}?${query}>; rel="${rel}"`;
   };
   const last = Math.max(page.pageCount, 1);
   const links = [to(1, 'first')];
-  if (page.page > 1) links.push(to(Math.min(page.page - 1, last), 'prev'));
-  if (page.page < page.pageCount) links.push(to(page.page + 1, 'next'));
+  if (page.prevCursor) links.push(to(Math.max(page.page - 1, 1), 'prev', page.prevCursor));
+  else if (page.page > 1) links.push(to(Math.min(page.page - 1, last), 'prev'));
+  if (page.hasMore ?? page.page < page.pageCount) links.push(to(page.page + 1, 'next', page.nextCursor));
   links.push(to(last, 'last'));
   return links.join(', ');
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDate, IsInt, IsOptional, Min } from 'class-validator';
+import { IsDate, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { toIsoDate } from '../http/datetime.js';
 import { IsWellFormedText } from '../http/validators.js';
 
@@ -45,4 +45,17 @@ export class PageQueryDto {
   @Transform(toIsoDate)
   @IsDate({ message: 'modifiedSince must be an ISO 8601 datetime' })
   modifiedSince?: Date;
+
+  @ApiPropertyOptional({
+    description:
+      'Opaque position of a page: the cursor of the next or prev link of a page of this list, sent with the other parameters of that link. ' +
+      'The page is then read by seeking from a row of the page it came from, as fast deep in the list as at its start. ' +
+      'A cursor that is damaged, edited, made by another deployment or for another list, sort, direction, filter or pageSize is a validation_error on cursor; start again from page.',
+    type: String,
+    maxLength: 2048,
+  })
+  @IsOptional()
+  // Checked against the list it is sent to (PageCursors): here only that it is one value.
+  @IsString({ message: 'cursor must be one value, the cursor of a next or prev link' })
+  cursor?: string;
 }

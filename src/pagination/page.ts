@@ -1,4 +1,6 @@
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { CursorContext, CursorPosition, PageCursors } from './cursor.js';
+import { pageWindow, seekCondition, type WindowRead } from './keyset.js';
 import type { PageQueryDto } from './page-query.dto.js';
 
 /** Maximum page size per kind of endpoint (spec "Limits / Maximum page size"). */
@@ -10,7 +12,7 @@ export type Direction = 'ASC' | 'DESC';
 /** How one list endpoint pages: what it may sort by and what its default order is. */
 export interface PageSpec {
   maxPageSize: number;
-  /** Public sort names (any case) → query-builder column (`item.shortID`). */
+  /** Public sort names (any case) → query-builder column (`item.shortIDKey`). */
   sortable: Record<string, string>;
   /** Default order when `sort` is absent or unknown, with its own direction. */
   defaultSort: { column: string; direction: Direction };
@@ -18,6 +20,10 @@ export interface PageSpec {
   tiebreak: string;
   /** Column that `modifiedSince` filters on. */
   modifiedColumn: string;
+  /** Sort columns holding decimals: a cursor's value is compared with them as a decimal. */
+  decimals?: string[];
+  /** Sort columns unique on their own: they need no tiebreak (and a unique index would not serve one). */
+  unique?: string[];
 }
 
 export interface PageRequest {
@@ -43,7 +49,7 @@ export function resolvePage(query: PageQueryDto, spec: PageSpec): PageRequest {
   const column = requested ?? spec.defaultSort.column;
   const dir = direction ?? (requested ? 'ASC' : spec.defaultSort.direction);
   const order: PageRequest['order'] = [[column, dir]];
-  if (column !== spec.tiebreak) order.push([spec.tiebreak, dir]);
+  if (column !== spec.tiebreak && !spec.unique?.includes(column)) order.push([spec.tiebreak, dir]);
   return { page, pageSize, offset: (page - 1) * pageSize, order, modifiedSince: query.modifiedSince ?? null };
 }
 
@@ -58,7 +64,14 @@ function parseDirection(value: string | undefined): Direction | undefined {
   return upper === 'ASC' || upper === 'DESC' ? upper : undefined;
 }
 
-/** The page envelope of every paginated list, fields in the spec's order. */
+/** Where a page stands besides its number: whether rows follow it (when not simply page < pageCount), and its neighbours' cursors. */
+export interface PagePosition {
+  hasMore?: boolean;
+  next?: string;
+  prev?: string;
+}
+
+/** The page envelope of every paginated list, fields in the spec's order; the cursors are for the Link header, not the body. */
 export class Page<T> {
   readonly value: T[];
   readonly totalCount: number;
@@ -66,44 +79,96 @@ export class Page<T> {
   readonly pageSize: number;
   readonly pageCount: number;
   readonly hasMore: boolean;
+  readonly #position: PagePosition;
 
-  constructor(value: T[], totalCount: number, request: Pick<PageRequest, 'page' | 'pageSize'>) {
+  constructor(value: T[], totalCount: number, request: Pick<PageRequest, 'page' | 'pageSize'>, position: PagePosition = {}) {
     this.value = value;
     this.totalCount = totalCount;
     this.page = request.page;
     this.pageSize = request.pageSize;
     this.pageCount = Math.ceil(totalCount / request.pageSize);
-    this.hasMore = request.page < this.pageCount;
+    this.hasMore = position.hasMore ?? request.page < this.pageCount;
+    this.#position = position;
+  }
+
+  /** The cursor of the next page (rows after this page's last), if there is one. */
+  get nextCursor(): string | undefined {
+    return this.#position.next;
+  }
+
+  /** The cursor of the previous page (rows before this page's first), if there is one. */
+  get prevCursor(): string | undefined {
+    return this.#position.prev;
   }
 
   map<U>(fn: (item: T) => U): Page<U> {
-    return new Page(this.value.map(fn), this.totalCount, this);
+    return new Page(this.value.map(fn), this.totalCount, this, { ...this.#position, hasMore: this.hasMore });
   }
 }
 
+/** How a list pages beyond its PageSpec. */
+export interface ListPaging {
+  /** The exact total, when the list's counters have it; otherwise it is counted. */
+  total?: number;
+  /** With it, pages carry next and prev cursors, and a `cursor` parameter seeks. */
+  cursors?: PageCursors;
+  /** The list and what narrows it (its scope, an item), which a cursor must have been made for. */
+  filters?: unknown[];
+}
+
+/** What a cursor of this request must belong to. */
+export function cursorContext(request: PageRequest, filters: unknown[] = []): CursorContext {
+  const [[sort, direction]] = request.order;
+  return { sort, direction, pageSize: request.pageSize, filters: [...filters, request.modifiedSince?.toISOString() ?? null] };
+}
+
+/** The position a request's `cursor` seeks to, or null without one; a cursor not made for this request is a validation_error. */
+export function requestedCursor(query: PageQueryDto, request: PageRequest, list: ListPaging): CursorPosition | null {
+  return list.cursors && query.cursor !== undefined ? list.cursors.decode(query.cursor, cursorContext(request, list.filters), query.page) : null;
+}
+
+/** A key row of a page: its primary key and its sort value. */
+interface Key {
+  k: unknown;
+  v?: unknown;
+}
+
 /**
- * Runs a list query as one page: filter by `modifiedSince`, count, then the
- * page in two steps (a deferred join): the page's keys in order first, which
- * the database can read from an index alone however deep the page, then the
- * rows of those keys only.
+ * Runs a list query as one page: filter by `modifiedSince`, the total (from
+ * the list's counters when the caller has it, else counted), then the page in
+ * two steps (a deferred join): the page's keys in order first, read from an
+ * index, then the rows of those keys only. With a cursor the keys are sought
+ * after (or before) the cursor's row (keyset: as cheap on page 4,000 as on
+ * page 1); with `page` alone they are an OFFSET. Either way the page gets the
+ * cursors of its neighbours (pageWindow), so following `next` seeks.
  */
-export async function paginate<T extends ObjectLiteral>(
-  qb: SelectQueryBuilder<T>,
-  query: PageQueryDto,
-  spec: PageSpec,
-): Promise<Page<T>> {
+export async function paginate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, query: PageQueryDto, spec: PageSpec, list: ListPaging = {}): Promise<Page<T>> {
   const request = resolvePage(query, spec);
+  const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
-  const totalCount = await countRows(qb);
-  if (request.offset >= totalCount) return new Page<T>([], totalCount, request);
-  const keyQuery = qb.clone().select(spec.tiebreak, 'k');
-  request.order.forEach(([column, direction], i) => (i === 0 ? keyQuery.orderBy(column, direction) : keyQuery.addOrderBy(column, direction)));
-  const keys = (await keyQuery.offset(request.offset).limit(request.pageSize).getRawMany<{ k: unknown }>()).map((r) => r.k);
-  if (!keys.length) return new Page<T>([], totalCount, request);
+  const totalCount = list.total ?? (await countRows(qb));
+  const [[column, direction], tiebreak] = request.order;
+  const mysql = qb.connection.options.type === 'mysql';
+  const read = (w: WindowRead) => {
+    const keys = qb.clone().select(spec.tiebreak, 'k');
+    if (column !== spec.tiebreak) keys.addSelect(column, 'v');
+    keys.orderBy(column, w.direction);
+    if (tiebreak) keys.addOrderBy(spec.tiebreak, w.direction);
+    if (w.seek) {
+      const order = { column, key: spec.tiebreak, direction, unique: !tiebreak };
+      const seek = seekCondition(order, w.seek.way, w.seek, { mysql, decimal: spec.decimals?.includes(column) });
+      keys.andWhere(seek.sql, seek.parameters);
+    }
+    if (w.offset) keys.offset(w.offset);
+    return keys.limit(w.limit).getRawMany<Key>();
+  };
+  const boundary = (key: Key) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
+  const { rows: keys, placed, position } = await pageWindow(request, totalCount, at, list, read, boundary);
+  if (!keys.length) return new Page<T>([], totalCount, placed, position);
   const key = spec.tiebreak.slice(spec.tiebreak.indexOf('.') + 1);
-  const rows = await qb.andWhere(`${spec.tiebreak} IN (:...pageKeys)`, { pageKeys: keys }).getMany();
+  const rows = await qb.andWhere(`${spec.tiebreak} IN (:...pageKeys)`, { pageKeys: keys.map((r) => r.k) }).getMany();
   const byKey = new Map(rows.map((row) => [String(row[key]), row]));
-  return new Page(keys.map((k) => byKey.get(String(k))).filter((row): row is T => row !== undefined), totalCount, request);
+  return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is T => row !== undefined), totalCount, placed, position);
 }
 
 /** COUNT(*) of a list query: every list joins at most one row per listed row. */

@@ -278,12 +278,13 @@ export function expectExact(verdict: Verdict): void {
   expect({
     ledgerMismatches: verdict.ledger.mismatches,
     countMismatches: verdict.ledger.countMismatches,
+    listCountMismatches: verdict.ledger.listCountMismatches,
     missing: verdict.missing,
     duplicated: verdict.duplicated,
     unexpected: verdict.unexpected,
     unitsOff: verdict.unitsOff,
     negative: verdict.negative,
-  }).toEqual({ ledgerMismatches: [], countMismatches: [], missing: [], duplicated: [], unexpected: [], unitsOff: 0, negative: [] });
+  }).toEqual({ ledgerMismatches: [], countMismatches: [], listCountMismatches: [], missing: [], duplicated: [], unexpected: [], unitsOff: 0, negative: [] });
   expect(verdict.ledger.ok).toBe(true);
 }
 

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Item } from '../../src/catalog/catalog.entities.js';
+import { addCounts } from '../../src/database/counters.js';
 
 export type BulkItem = Partial<Omit<Item, 'partNo' | 'shortIdKey'>> & { shortID: string };
 
@@ -7,7 +8,8 @@ export type BulkItem = Partial<Omit<Item, 'partNo' | 'shortIdKey'>> & { shortID:
  * Items written straight into a migrated database, many rows per INSERT, in
  * one transaction: a category of 100,000 items in seconds, where POST /Item
  * would take minutes. The values go through the entity's column transformers
- * (the case key, DECIMAL(18,4), UTC datetimes), as the service writes them.
+ * (the case key, DECIMAL(18,4), UTC datetimes), as the service writes them,
+ * and counted in the item list counters, as the service counts them.
  */
 export async function insertItems(dataSource: DataSource, items: BulkItem[], rowsPerInsert = 500): Promise<void> {
   const now = new Date();
@@ -30,6 +32,8 @@ export async function insertItems(dataSource: DataSource, items: BulkItem[], row
       }));
       await m.createQueryBuilder().insert().into(Item).values(rows).updateEntity(false).execute();
     }
+    const active = items.filter((item) => !item.discontinued).length;
+    await addCounts(m, [{ list: 'items', scope: 'all', by: items.length }, { list: 'items', scope: 'active', by: active }]);
   });
 }
 

@@ -45,5 +45,6 @@ export async function expectLedgerConsistent(t: TestApp): Promise<void> {
   const report = await checkLedger(t.dataSource);
   expect(report.mismatches).toEqual([]);
   expect(report.countMismatches).toEqual([]);
+  expect(report.listCountMismatches).toEqual([]);
   expect(report.ok).toBe(true);
 }

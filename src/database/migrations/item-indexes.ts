@@ -13,7 +13,7 @@ export const ITEM_INDEXES: Array<{ name: string; columns: string[]; unique?: boo
   { name: 'IX_item_active_created', columns: ['discontinued', 'created'], serves: 'GET /Item sort=created' },
   { name: 'IX_item_active_modified', columns: ['discontinued', 'modified'], serves: 'GET /Item sort=modified, and modifiedSince on it' },
   { name: 'IX_item_description', columns: ['description'], serves: 'GET /Item/All sort=description' },
-  { name: 'IX_item_category_active_shortIdKey', columns: ['category', 'discontinued', 'shortIdKey'], serves: 'GET /Item?Category= (flat, by shortID); GET /Item/All sort=category' },
+  { name: 'IX_item_category_active_shortIdKey', columns: ['category', 'discontinued', 'shortIdKey'], serves: 'GET /Item?Category= (flat, by shortID)' },
   { name: 'IX_item_subCategory', columns: ['subCategory'], serves: 'GET /Item/All sort=subCategory' },
   { name: 'IX_item_created', columns: ['created'], serves: 'GET /Item/All sort=created' },
   { name: 'IX_item_modified', columns: ['modified'], serves: 'GET /Item/All sort=modified, and modifiedSince on it' },

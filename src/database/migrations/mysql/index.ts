@@ -6,6 +6,8 @@ import { ListCounts1763805000000 } from './1763805000000-ListCounts.js';
 import { NfkcKeys1763806000000 } from './1763806000000-NfkcKeys.js';
 import { LargeResponses1763806300000 } from './1763806300000-LargeResponses.js';
 import { TokenGeneration1763806500000 } from './1763806500000-TokenGeneration.js';
+import { ListCounters1763807000000 } from './1763807000000-ListCounters.js';
+import { SortIndexes1763807500000 } from './1763807500000-SortIndexes.js';
 /** MySQL / MariaDB migrations, oldest first. */
 export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Auth1763802000000,
@@ -15,4 +17,6 @@ export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   NfkcKeys1763806000000,
   LargeResponses1763806300000,
   TokenGeneration1763806500000,
+  ListCounters1763807000000,
+  SortIndexes1763807500000,
 ];

@@ -5,6 +5,8 @@ import { Inventory1763804000000 } from './1763804000000-Inventory.js';
 import { ListCounts1763805000000 } from './1763805000000-ListCounts.js';
 import { NfkcKeys1763806000000 } from './1763806000000-NfkcKeys.js';
 import { TokenGeneration1763806500000 } from './1763806500000-TokenGeneration.js';
+import { ListCounters1763807000000 } from './1763807000000-ListCounters.js';
+import { SortIndexes1763807500000 } from './1763807500000-SortIndexes.js';
 /** SQLite migrations, oldest first. */
 export const SQLITE_MIGRATIONS: Array<new () => MigrationInterface> = [
   Auth1763802000000,
@@ -13,4 +15,6 @@ export const SQLITE_MIGRATIONS: Array<new () => MigrationInterface> = [
   ListCounts1763805000000,
   NfkcKeys1763806000000,
   TokenGeneration1763806500000,
+  ListCounters1763807000000,
+  SortIndexes1763807500000,
 ];

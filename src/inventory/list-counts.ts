@@ -1,0 +1,85 @@
+import type { EntityManager } from 'typeorm';
+import { addCounts, type CountChange, type Queryable, readCounts, sumCounts } from '../database/counters.js';
+import { MAX_SCOPE } from '../database/migrations/list-counters.js';
+
+/*
+ * The inventory's list counters (list_count; scopes as in
+ * database/migrations/list-counters.ts). They are written in the change's
+ * transaction, after the rows they count: lot and ledger counters right after
+ * the ledger rows (countLedgerRows), stock-set counters right after the
+ * stock_level row they count (countNewLevel). The totals read them back.
+ */
+
+export const lotScope = (wid: number) => String(wid);
+export const ledgerScope = (from: number | null, to: number | null) => `${from ?? 0}>${to ?? 0}`;
+/** The stock scope of an item with stock_level rows in these warehouses; "*" past MAX_SCOPE. */
+export function stockScope(wids: number[]): string {
+  const scope = [...new Set(wids)].sort((a, b) => a - b).join(',');
+  return scope.length > MAX_SCOPE ? '*' : scope;
+}
+
+/** A ledger row as far as counting goes. */
+interface CountedRow {
+  recNo: number;
+  fromRecNo: number | null;
+  fromWid: number | null;
+  toWid: number | null;
+}
+
+/**
+ * The counter changes one operation's ledger rows imply. Every lot that is
+ * created or changes warehouse has exactly one ledger row: a receive (no
+ * fromRecNo) created a lot in toWid; a row whose recNo differs from its
+ * fromRecNo split a new lot off, into toWid (a Move) or, archived, in the
+ * source warehouse (an Issue); a lot moved whole (same recNo) to another
+ * warehouse left fromWid for toWid. Issuing a lot whole archives it in place:
+ * GET /Inventory lists archived lots too, so its count does not change.
+ */
+export function ledgerCountChanges(rows: CountedRow[]): CountChange[] {
+  const changes: CountChange[] = [];
+  const lots = (wid: number, by: number) => changes.push({ list: 'lots', scope: lotScope(wid), by });
+  for (const row of rows) {
+    changes.push({ list: 'ledger', scope: ledgerScope(row.fromWid, row.toWid), by: 1 });
+    if (row.fromRecNo === null) lots(row.toWid!, 1);
+    else if (row.recNo !== row.fromRecNo) lots(row.toWid ?? row.fromWid!, 1);
+    else if (row.toWid !== null && row.toWid !== row.fromWid) {
+      lots(row.fromWid!, -1);
+      lots(row.toWid, 1);
+    }
+  }
+  return changes;
+}
+
+export function countLedgerRows(m: EntityManager, rows: CountedRow[]): Promise<void> {
+  return addCounts(m, ledgerCountChanges(rows));
+}
+
+/** An item that had stock_level rows in `before` got one in `wid` too: it moves from one stock set to the next. */
+export function countNewLevel(m: EntityManager, before: number[], wid: number): Promise<void> {
+  const changes: CountChange[] = [{ list: 'stock', scope: stockScope([...before, wid]), by: 1 }];
+  if (before.length) changes.push({ list: 'stock', scope: stockScope(before), by: -1 });
+  return addCounts(m, changes);
+}
+
+/** Lots in these warehouses, archived included. */
+export async function lotTotal(db: Queryable, wids: number[]): Promise<number> {
+  return sumCounts(await readCounts(db, 'lots', wids.map(lotScope)));
+}
+
+/** Ledger rows out of or into any of these warehouses: a row between two of them is counted once. */
+export async function ledgerTotal(db: Queryable, wids: number[]): Promise<number> {
+  const within = new Set(wids.map(String));
+  return sumCounts(await readCounts(db, 'ledger'), (scope) => scope.split('>').some((w) => within.has(w)));
+}
+
+/**
+ * Items with a stock_level row in any of these warehouses: the sum of the
+ * stock sets that meet them, or null when an item's set was too long to keep
+ * ("*"), so that the caller counts instead.
+ */
+export async function stockTotal(db: Queryable, wids: number[]): Promise<number | null> {
+  const counts = await readCounts(db, 'stock');
+  if ((counts.get('*') ?? 0) !== 0) return null;
+  const within = new Set(wids.map(String));
+  return sumCounts(counts, (scope) => scope.split(',').some((w) => within.has(w)));
+}

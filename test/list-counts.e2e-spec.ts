@@ -1,0 +1,129 @@
+import request from 'supertest';
+import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+import { givenClient, type TestClient } from './support/auth.js';
+import { givenItem } from './support/catalog.js';
+import { expectLedgerConsistent, givenStock, issue, move, receive } from './support/inventory.js';
+
+/**
+ * Every list's totalCount comes from counters kept by the writes, not from
+ * counting rows: after receives, issues and moves within and across
+ * warehouses (lots split, moved whole, archived), items created, discontinued
+ * and reactivated, sequentially and concurrently, each total equals the rows
+ * its list really walks, for a scope of one warehouse, some and all of them.
+ */
+describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
+  let t: TestApp;
+  let all: TestClient;
+  let some: TestClient;
+  let one: TestClient;
+  beforeAll(async () => {
+    t = await startTestApp();
+    all = await givenClient(t, { warehouses: [1, 2, 3] });
+    some = await givenClient(t, { warehouses: [1, 2] });
+    one = await givenClient(t, { warehouses: [3] });
+  });
+  afterAll(async () => {
+    await expectLedgerConsistent(t);
+    await t.close();
+  });
+
+  /** Walks a list to its end by page number; its totalCount must equal the rows walked, on every page. */
+  const walked = async (who: TestClient, path: string): Promise<number> => {
+    let rows = 0;
+    for (let page = 1; ; page++) {
+      const res = await request(t.http).get(`${path}${path.includes('?') ? '&' : '?'}page=${page}&pageSize=250`).set('Authorization', who.bearer);
+      expect(res.status).toBe(200);
+      rows += res.body.value.length;
+      if (!res.body.hasMore) {
+        expect({ path, totalCount: res.body.totalCount }).toEqual({ path, totalCount: rows });
+        return rows;
+      }
+    }
+  };
+  const LISTS = ['/api/v1/Item', '/api/v1/Item/All', '/api/v1/Inventory', '/api/v1/Inventory/StockLevels', '/api/v1/Inventory/Transactions'];
+  const expectExactTotals = async () => {
+    for (const who of [all, some, one]) for (const path of LISTS) await walked(who, path);
+    for (const wid of [1, 2, 3]) {
+      await walked(all, `/api/v1/Inventory/${wid}`);
+      await walked(all, `/api/v1/Inventory/StockLevels/${wid}`);
+    }
+    await expectLedgerConsistent(t);
+  };
+  const newItem = async (fields: Record<string, unknown> = {}) => (await givenItem(t, all.bearer, fields)).shortID;
+
+  it('counts items created active or discontinued, discontinued, reactivated, and discontinued twice', async () => {
+    const a = await newItem();
+    const b = await newItem({ discontinued: true });
+    await newItem({ active: false });
+    await newItem();
+    await expectExactTotals();
+    const del = (id: string) => request(t.http).delete(`/api/v1/Item/${id}`).set('Authorization', all.bearer).expect(200);
+    await Promise.all([del(a), del(a), del(a)]);
+    await request(t.http).put('/api/v1/Item').set('Authorization', all.bearer).send({ shortID: b, active: true }).expect(200);
+    await request(t.http).put('/api/v1/Item').set('Authorization', all.bearer).send({ shortID: b, description: 'still active' }).expect(200);
+    const before = (await request(t.http).get('/api/v1/Item').set('Authorization', all.bearer)).body.totalCount;
+    expect(await walked(all, '/api/v1/Item')).toBe(before);
+    await expectExactTotals();
+  });
+
+  it('counts lots, stock levels and ledger rows through receives, splits, moves across warehouses and issues', async () => {
+    const x = await newItem();
+    const y = await newItem();
+    for (const wid of [1, 2, 3]) await givenStock(t, all.bearer, { itemID: x, units: 10, wid, spot: 'A' });
+    await givenStock(t, all.bearer, { itemID: y, units: 5, wid: 3, hold: true });
+    await givenStock(t, all.bearer, { itemID: y, units: 5, wid: 3 });
+    await expectExactTotals();
+    // A lot split by an Issue (the archived part is a new lot), one issued whole (archived in place, still listed).
+    expect((await issue(t, all.bearer, { itemID: x, units: 4, wid: 1 })).status).toBe(200);
+    expect((await issue(t, all.bearer, { itemID: x, units: 6, wid: 1 })).status).toBe(200);
+    // Moves: whole across warehouses, part across, part within one warehouse, held lot from 3 to 1 (item y's first row in 1).
+    expect((await move(t, all.bearer, { itemID: x, units: 10, wid: 2, shipToWid: 3 })).status).toBe(200);
+    expect((await move(t, all.bearer, { itemID: x, units: 3, wid: 3, shipToWid: 1 })).status).toBe(200);
+    expect((await move(t, all.bearer, { itemID: x, units: 2, wid: 3, toSpot: 'B' })).status).toBe(200);
+    expect((await move(t, all.bearer, { itemID: y, units: 7, wid: 3, shipToWid: 1 })).status).toBe(200);
+    // Refused operations count nothing.
+    expect((await issue(t, all.bearer, { itemID: y, units: 1000, wid: 3 })).status).toBe(409);
+    expect((await move(t, all.bearer, { itemID: y, units: 1000, wid: 3, shipToWid: 2 })).status).toBe(409);
+    await expectExactTotals();
+  });
+
+  it('stays exact under concurrent receives, issues and moves over the same items and warehouses, from two instances', async () => {
+    const other = await startTestApp({ database: t.database });
+    try {
+      const items = [await newItem(), await newItem(), await newItem()];
+      for (const itemID of items) for (const wid of [1, 2, 3]) await givenStock(t, all.bearer, { itemID, units: 50, wid });
+      const ops: Array<Promise<{ status: number }>> = [];
+      for (let i = 0; i < 40; i++) {
+        const on = i % 2 === 0 ? t : other;
+        const itemID = items[i % 3];
+        const wid = 1 + (i % 3);
+        const to = 1 + ((i + 1) % 3);
+        ops.push(receive(on, all.bearer, { itemID, units: 1 + (i % 4), wid }));
+        ops.push(issue(on, all.bearer, { itemID, units: 0.5 + (i % 3), wid }));
+        ops.push(move(on, all.bearer, { itemID, units: 1.5, wid, shipToWid: to }));
+        ops.push(move(on, all.bearer, { itemID, units: 2, wid, toSpot: `S${i % 5}` }));
+        if (i % 8 === 0) ops.push(request(on.http).post('/api/v1/Item').set('Authorization', all.bearer).send({ shortID: `CONC-${i}` }));
+        // Discontinued while (or before) it is created: a 404 or a 200, counted once either way.
+        if (i % 8 === 4) ops.push(request(on.http).delete(`/api/v1/Item/CONC-${i - 4}`).set('Authorization', all.bearer));
+      }
+      const statuses = (await Promise.all(ops)).map((r) => r.status);
+      // Every write succeeded or was refused cleanly (insufficient stock, contention): never a 5xx.
+      expect(statuses.filter((s) => s >= 500)).toEqual([]);
+      expect(statuses.filter((s) => s < 300).length).toBeGreaterThan(statuses.length / 2);
+    } finally {
+      await other.close();
+    }
+    await expectExactTotals();
+  });
+
+  it('counts a move between two warehouses of the scope once in the ledger list', async () => {
+    const itemID = await newItem();
+    await givenStock(t, all.bearer, { itemID, units: 4, wid: 1 });
+    await move(t, all.bearer, { itemID, units: 1, wid: 1, shipToWid: 2 });
+    await move(t, all.bearer, { itemID, units: 1, wid: 1, shipToWid: 3 });
+    const rows = async (who: TestClient) =>
+      (await request(t.http).get(`/api/v1/Inventory/Transactions?itemID=${itemID}`).set('Authorization', who.bearer)).body.totalCount;
+    expect([await rows(all), await rows(some), await rows(one)]).toEqual([3, 3, 1]);
+    await expectExactTotals();
+  });
+});
