@@ -44,7 +44,7 @@ export class CountService {
         if (item.discontinued) throw new ItemDiscontinued(item.shortID);
         if (!withinDecimalMax(await itemTotal(m, item.partNo), plan.delta)) throw new StockLimitExceeded(item.shortID, null);
         const lot = m.create(Lot, {
-          partNo: item.partNo, wID: dto.wid, spot: dto.spot ?? '', units: plan.delta, received: now, shipped: null,
+          partNo: item.partNo, shortIdKey: item.shortIdKey, wID: dto.wid, spot: dto.spot ?? '', units: plan.delta, received: now, shipped: null,
           serial: dto.serial ?? '', serial2: dto.serial2 ?? '', rFIDTag: dto.rfidTag ?? '', remark: dto.remark ?? '', hold: false,
           jobID: 0, jobName: '', associate: '', active: true, netWeight: null, grossWeight: null, price: null, expires: null,
           supplier: null, poLine: null, modified: now,
@@ -62,10 +62,11 @@ export class CountService {
         await writeLedger(m, origin, 'count', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
         return answer(done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: -t.units })));
       }
-      // Equal: nothing changes but the ledger records the count (recNo 0 when no lot matched).
+      // Equal: nothing changes but the ledger records the count, on the oldest matching lot (0 when none matched),
+      // as a row from that lot into itself: no lot is created or moved, so no list counter changes.
       const spot = dto.spot ?? lots[0]?.spot ?? '';
       await writeLedger(m, origin, 'count', item.partNo, dto, [
-        { recNo: lots[0]?.recNo ?? 0, fromRecNo: null, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
+        { recNo: lots[0]?.recNo ?? 0, fromRecNo: lots[0]?.recNo ?? 0, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
       ]);
       return answer([]);
     });
