@@ -6,6 +6,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
+import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 import { WarehouseNames } from './warehouse-names.js';
@@ -13,6 +14,6 @@ import { WarehouseNames } from './warehouse-names.js';
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, InventoryQueries, WarehouseNames],
+  providers: [InventoryService, CountService, BatchService, InventoryQueries, WarehouseNames],
 })
 export class InventoryModule {}
