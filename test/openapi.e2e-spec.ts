@@ -65,6 +65,19 @@ describe('the OpenAPI document against real answers', () => {
     expectDocumented('POST /api/v1/Inventory/Hold', await as(request(http).post('/api/v1/Inventory/Hold')).send({ itemID: 'DOC-1', units: 2, wid: 1, reasonCode: 3 }));
     expectDocumented('POST /api/v1/Inventory/Release', await as(request(http).post('/api/v1/Inventory/Release')).send({ itemID: 'DOC-1', wid: 1, reasonCode: 4 }));
     expectDocumented('POST /api/v1/Inventory/Count', await as(request(http).post('/api/v1/Inventory/Count')).send({ itemID: 'DOC-1', counted: 5, wid: 1, reasonCode: 5 }));
+    expectDocumented(
+      'POST /api/v1/Inventory/Batch',
+      await as(request(http).post('/api/v1/Inventory/Batch')).send({
+        operations: [
+          { op: 'receive', itemID: 'DOC-1', units: 4, wid: 1, reasonCode: 1 },
+          { op: 'issue', itemID: 'DOC-1', units: 1, wid: 1, reasonCode: 2 },
+          { op: 'move', itemID: 'DOC-1', units: 1, wid: 1, shipToWid: 2 },
+          { op: 'hold', itemID: 'DOC-1', units: 1, wid: 1, reasonCode: 3 },
+          { op: 'release', itemID: 'DOC-1', wid: 1, reasonCode: 4 },
+          { op: 'count', itemID: 'DOC-1', counted: 5, wid: 1, reasonCode: 5 },
+        ],
+      }),
+    );
     expectDocumented('GET /api/v1/Inventory', await as(request(http).get('/api/v1/Inventory')));
     expectDocumented('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/2')));
     expectDocumented('GET /api/v1/Inventory/StockLevels', await as(request(http).get('/api/v1/Inventory/StockLevels')));
@@ -124,6 +137,7 @@ describe('the OpenAPI document against real answers', () => {
     await fail('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue')).send({ ...receive, units: 5, reasonCode: 2 }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Move', await as(request(http).post('/api/v1/Inventory/Move')).send({ ...receive, units: 5, shipToWid: 2 }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ ...receive, itemID: 'DOC-OLD' }), 409, 'conflict');
+    await fail('POST /api/v1/Inventory/Batch', await as(request(http).post('/api/v1/Inventory/Batch')).send({ operations: [{ op: 'issue', ...receive, units: 999, reasonCode: 2 }] }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Count', await as(request(http).post('/api/v1/Inventory/Count')).send({ ...receive, counted: 1, expected: 999, reasonCode: 5 }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Release', await as(request(http).post('/api/v1/Inventory/Release')).send({ ...receive, units: 5, reasonCode: 4 }), 409, 'conflict');
 
@@ -199,6 +213,7 @@ describe('the OpenAPI document against real answers', () => {
       'POST /api/v1/Inventory/Hold': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Release': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Count': ['200', ...writes].sort(),
+      'POST /api/v1/Inventory/Batch': ['200', ...writes].sort(),
     });
   });
 

@@ -125,6 +125,17 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * The manager a read should use: the transaction a unit of work has begun,
+   * when there is one (a read later in the same request, e.g. the next
+   * operation of a batch, then never waits for a second pooled connection
+   * while holding one, and sees the request's own writes); else the data
+   * source's.
+   */
+  get reader(): EntityManager {
+    return this.units.getStore()?.open?.manager ?? this.dataSource.manager;
+  }
+
   /** Whether the caller runs inside a unit of work. */
   get inUnit(): boolean {
     return this.units.getStore() !== undefined;

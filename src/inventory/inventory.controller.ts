@@ -6,8 +6,9 @@ import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
-import { CountDto, HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
+import { BatchDto, CountDto, HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
+  BatchResponseDto,
   CountedResponseDto,
   HeldResponseDto,
   IssuedResponseDto,
@@ -19,6 +20,7 @@ import {
   TransactionPageResponseDto,
 } from './inventory.responses.js';
 import { InventoryQueries } from './inventory-queries.service.js';
+import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 
@@ -36,6 +38,7 @@ export class InventoryController {
     private readonly inventory: InventoryService,
     private readonly queries: InventoryQueries,
     private readonly counts: CountService,
+    private readonly batches: BatchService,
   ) {}
 
   @Get()
@@ -155,5 +158,22 @@ export class InventoryController {
   })
   count(@CurrentCaller() caller: Caller, @Body() dto: CountDto, @RequestKey() key: string | null): Promise<CountedResponseDto> {
     return this.counts.count(caller, dto, key);
+  }
+
+  @Post('Batch')
+  @HttpCode(200)
+  @Idempotent()
+  @RequirePermission(
+    [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment, SecurityId.LocateMoveUnits],
+    "Extension: 1 to 250 operations (receive, issue, move, hold, release, count), each with its own endpoint's body, all or nothing in one transaction; 200 {status, results}",
+  )
+  @ApiAnswer(HttpStatus.OK, BatchResponseDto)
+  @ApiFailures({
+    validation_error: 'operations is not an array of 1 to 250 objects, an op is unknown, or an operation\'s body fails its endpoint\'s validation (details keyed operations[<i>].<field>)',
+    forbidden: `an operation the client's SecurityIDs do not allow ("${FORBIDDEN.permission} (operations[<i>])"), or a warehouse out of scope`,
+    conflict: `an operation's own conflict (insufficient stock, expected count, discontinued item, stock bound), its message ending "(operations[<i>])"; ${WRITE_CONFLICT}`,
+  })
+  batch(@CurrentCaller() caller: Caller, @Body() dto: BatchDto, @RequestKey() key: string | null): Promise<BatchResponseDto> {
+    return this.batches.run(caller, dto, key);
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsDate, IsOptional } from 'class-validator';
+import { Allow, IsBoolean, IsDate, IsOptional } from 'class-validator';
 import { toIsoDate } from '../http/datetime.js';
 import { IsDecimal4, IsIdentifier, IsInt32, IsShortId, IsText } from '../http/validators.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
@@ -91,6 +91,24 @@ export class CountDto extends InventoryWriteDto {
   @ApiProperty() @IsInt32() reasonCode: number;
   @ApiPropertyOptional({ description: 'Only lots in this bin; a count above what is on hand is received here' }) @IsOptional() @IsIdentifier(64) spot?: string;
   @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
+}
+
+/** POST /Inventory/Batch: checked operation by operation by BatchService (each body as its own endpoint's). */
+export class BatchDto {
+  @ApiProperty({
+    description: '1 to 250 operations, run in order, all or nothing: each `{op, …}` with the body of its own endpoint',
+    type: 'array',
+    minItems: 1,
+    maxItems: 250,
+    items: {
+      type: 'object',
+      required: ['op'],
+      properties: { op: { type: 'string', enum: ['receive', 'issue', 'move', 'hold', 'release', 'count'] } },
+      additionalProperties: true,
+    },
+  })
+  @Allow()
+  operations: unknown;
 }
 
 export class MoveDto extends InventoryWriteDto {

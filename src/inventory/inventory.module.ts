@@ -7,6 +7,7 @@ import { PageCursors } from '../pagination/cursor.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryQueries } from './inventory-queries.service.js';
+import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 import { StockLevelPages } from './stock-level-pages.js';
@@ -15,6 +16,6 @@ import { WarehouseNames } from './warehouse-names.js';
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, InventoryQueries, StockLevelPages, WarehouseNames, PageCursors],
+  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, PageCursors],
 })
 export class InventoryModule {}

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Item } from '../catalog/catalog.entities.js';
 import { ApiBoolean, ApiDateTime, ApiDecimal, ApiEnum, ApiInteger, ApiString } from '../http/openapi-decorators.js';
 import { PageOf } from '../pagination/page.responses.js';
@@ -190,4 +190,16 @@ export class MovedResponseDto {
   @ApiEnum(['moved']) status: 'moved';
   @ApiDecimal() units: number;
   @ApiProperty({ type: [MovedLotResponseDto] }) lots: MovedLotResponseDto[];
+}
+
+/** POST /Inventory/Batch: each operation's own answer, in order. */
+@ApiSchema({ name: 'BatchCompleted' })
+@ApiExtraModels(ReceivedResponseDto, IssuedResponseDto, MovedResponseDto, HeldResponseDto, ReleasedResponseDto, CountedResponseDto)
+export class BatchResponseDto {
+  @ApiEnum(['completed']) status: 'completed';
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: ['Received', 'Issued', 'Moved', 'Held', 'Released', 'Counted'].map((name) => ({ $ref: `#/components/schemas/${name}` })) },
+  })
+  results: Array<ReceivedResponseDto | IssuedResponseDto | MovedResponseDto | HeldResponseDto | ReleasedResponseDto | CountedResponseDto>;
 }

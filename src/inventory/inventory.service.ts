@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
@@ -40,7 +39,6 @@ export class ItemDiscontinued extends DomainError {
 export class InventoryService {
   constructor(
     private readonly tx: TransactionRunner,
-    @InjectRepository(Item) private readonly items: Repository<Item>,
     private readonly warehouseNames: WarehouseNames,
   ) {}
 
@@ -163,7 +161,7 @@ export class InventoryService {
 
   /** Referenced item: unknown → validation_error on itemID (DECISIONS "Inventory"). Within a transaction `m`, read and locked. */
   private async itemFor(itemID: string, m?: EntityManager): Promise<Item> {
-    const item = m ? await lockItem(this.tx, m, itemID) : await this.items.findOneBy({ shortIdKey: caseKey(itemID) });
+    const item = m ? await lockItem(this.tx, m, itemID) : await this.tx.reader.findOneBy(Item, { shortIdKey: caseKey(itemID) });
     if (!item) throw new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
     return item;
   }

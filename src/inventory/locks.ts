@@ -26,6 +26,10 @@ import type { LotFilter } from './pick.js';
  *
  *   Receive  item → (reads the item's total) → its stock_level row
  *   Count    item → its stock_level row → lots (held included)
+ *   Batch    every item named, ascending partNo → their stock_level rows in
+ *            the warehouses named, ascending (partNo, wID) → then each
+ *            operation in turn, whose own locks are then held already or
+ *            (lots, new rows) are guarded by them
  *   Issue    its stock_level row → lots (Hold and Release the same)
  *   Move     [item → new destination row →] stock_level rows ascending → lots
  *
@@ -102,4 +106,23 @@ async function createLevel(tx: TransactionRunner, m: EntityManager, partNo: numb
   if (!existing.length) await upsertIncrement(m, 'stock_count', 'scope', 0, 'items');
   await upsertIncrement(m, 'stock_count', 'scope', wID, 'items');
   await countNewLevel(m, existing.map((l) => l.wID), wID);
+}
+
+/**
+ * A batch's locks, taken before its first operation: the items (ascending
+ * partNo), then their existing stock_level rows in the warehouses named
+ * (ascending partNo, then wID). Every later lock of the batch is one of these
+ * again or guarded by one, so two batches naming the same items in any order
+ * queue on the first item they share instead of deadlocking.
+ */
+export async function lockItemsAndLevels(tx: TransactionRunner, m: EntityManager, stock: Array<{ partNo: number; wid: number }>): Promise<void> {
+  const partNos = [...new Set(stock.map((s) => s.partNo))].sort((a, b) => a - b);
+  const wids = [...new Set(stock.map((s) => s.wid))].sort((a, b) => a - b);
+  if (!partNos.length) return;
+  await tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo IN (:...partNos)', { partNos }).orderBy('item.partNo', 'ASC')).getMany();
+  await tx
+    .forUpdate(
+      m.getRepository(StockLevel).createQueryBuilder('s').select(['s.partNo', 's.wID']).where('s.partNo IN (:...partNos) AND s.wID IN (:...wids)', { partNos, wids }).orderBy('s.partNo', 'ASC').addOrderBy('s.wID', 'ASC'),
+    )
+    .getMany();
 }

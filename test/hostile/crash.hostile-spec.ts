@@ -4,7 +4,7 @@ import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type Lo
 
 /**
  * Crash safety: the built service takes concurrent Receive / Issue / Move
- * requests, each with its own Idempotency-Key, and is killed with SIGKILL in
+ * requests and batches of them, each with its own Idempotency-Key, and is killed with SIGKILL in
  * the middle of them. After a restart, every request that got no answer is
  * retried with its key, as a client would. Then the database must hold
  * exactly what the clients were told: every 2xx once in the ledger, nothing
@@ -40,7 +40,7 @@ describe(`crash safety on ${testDatabaseKind()}`, () => {
     let dead = false;
     const worker = async () => {
       while (!dead) {
-        const entry = randomRequest(`crash-${++next}`, ITEMS, WIDS);
+        const entry = randomRequest(`crash-${++next}`, ITEMS, WIDS, Math.random, true);
         log.push(entry);
         const answer = await send(target, entry);
         if (answer) entry.answers.push(answer);

@@ -335,6 +335,20 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
     send('POST /Inventory/Count', 'POST', at('Inventory/Count'), body({
       ...writeFields, counted: units, expected: units, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255),
     }, { itemID: knownItem, wid: scopedWid, counted: units, reasonCode: smallInt })),
+    {
+      // Batches of fuzzed lines: unknown ops, non-objects, nested batches, 0 and 251 lines; 250 lines elsewhere (batch.e2e-spec.ts).
+      name: 'POST /Inventory/Batch',
+      request: fc
+        .tuple(
+          fc.oneof(
+            fc.array(fc.record({ op: fc.constantFrom('receive', 'issue', 'move', 'hold', 'release', 'count', 'batch', 'RECEIVE', ''), itemID: knownItem, units, counted: units, wid: scopedWid, reasonCode: smallInt }, { requiredKeys: ['op'] }), { minLength: 1, maxLength: 5 }),
+            fc.constantFrom([], Array(251).fill({ op: 'receive' }), [null], [[]], ['x'], [{ op: 'batch', operations: [{ op: 'receive' }] }], [{ __proto__: { op: 'receive' } }]),
+            fc.anything(),
+          ),
+          h,
+        )
+        .map(([operations, hd]) => ({ method: 'POST', path: '/api/v1/Inventory/Batch', headers: { ...hd, 'Content-Type': 'application/json' }, body: JSON.stringify({ operations }) })),
+    },
     get('GET /health', fc.constant('/health'), query([])),
     get('GET /api/v1/openapi.json', at('openapi.json'), query([])),
     {

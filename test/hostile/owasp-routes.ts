@@ -54,8 +54,10 @@ export interface Route {
   name: string;
   /** The operation in the OpenAPI document: `<method> <path>`. */
   op: string;
-  /** The SecurityID the route needs, or those of which any one will do. */
+  /** The SecurityID the request below needs, or those of which any one will do. */
   permission: SecurityId | SecurityId[];
+  /** What the document says the route takes, when it is more than this request needs (a batch takes 95, 88 or 15; its operations decide). */
+  securityIds?: SecurityId[];
   /** A valid request, repeatable, that succeeds for a client holding `permission` and warehouse 1. */
   send: (t: TestApp, bearer: string, f: Fixture) => request.Test;
 }
@@ -97,6 +99,12 @@ export const ROUTES: Route[] = [
     name: 'POST /Inventory/Count', op: 'post /api/v1/Inventory/Count', permission: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment],
     send: (t, b, f) => post(t, b, 'Inventory/Count', { itemID: f.shortID, wid: 1, counted: 0, serial: 'OWASP-UNCOUNTED', reasonCode: 5 }),
   },
+  {
+    // One count of a selector nothing matches: allowed to 95 and 88; a client with only 15 is refused this batch by its operation.
+    name: 'POST /Inventory/Batch', op: 'post /api/v1/Inventory/Batch', permission: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment],
+    securityIds: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment, SecurityId.LocateMoveUnits],
+    send: (t, b, f) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'count', itemID: f.shortID, wid: 1, counted: 0, serial: 'OWASP-UNCOUNTED', reasonCode: 5 }] }),
+  },
   { name: 'POST /Item', op: 'post /api/v1/Item', permission: SecurityId.ModifyItemMaster, send: (t, b) => post(t, b, 'Item', { shortID: `OWASP-NEW-${next()}` }) },
   {
     name: 'PUT /Item', op: 'put /api/v1/Item', permission: SecurityId.ModifyItemMaster,
@@ -112,7 +120,7 @@ export const ROUTES: Route[] = [
  * Every place a request names a warehouse (spec rules 1 and 2). `send` names
  * `wid` there; the rest of the request is in scope (warehouse 1) and valid.
  */
-export const WAREHOUSE_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: string, wid: number, f: Fixture) => request.Test }> = [
+export const WAREHOUSE_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: string, wid: number, f: Fixture) => request.Test; operation?: 0 }> = [
   { name: 'GET /Inventory/<wid>', send: (t, b, wid) => get(t, b, `Inventory/${wid}`) },
   { name: 'GET /Inventory/StockLevels/<wid>', send: (t, b, wid) => get(t, b, `Inventory/StockLevels/${wid}`) },
   { name: 'POST /Inventory/Receive wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Receive', { itemID: f.shortID, units: 1, wid, reasonCode: 1 }) },
@@ -121,6 +129,7 @@ export const WAREHOUSE_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: 
   { name: 'POST /Inventory/Hold wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Hold', { itemID: f.shortID, units: 1, wid, reasonCode: 3 }) },
   { name: 'POST /Inventory/Release wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, wid, reasonCode: 4 }) },
   { name: 'POST /Inventory/Count wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Count', { itemID: f.shortID, wid, counted: 1, reasonCode: 5 }) },
+  { name: 'POST /Inventory/Batch wid', operation: 0, send: (t, b, wid, f) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'receive', itemID: f.shortID, units: 1, wid, reasonCode: 1 }] }) },
   { name: 'POST /Inventory/Move shipToWid', send: (t, b, wid, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, shipToWid: wid }) },
 ];
 
@@ -144,6 +153,7 @@ export const TAMPERED: Array<[method: 'patch' | 'put' | 'delete' | 'post' | 'get
   ['patch', '/api/v1/Inventory/Move'],
   ['put', '/api/v1/Inventory/Hold'],
   ['delete', '/api/v1/Inventory/Count'],
+  ['put', '/api/v1/Inventory/Batch'],
   ['delete', '/api/v1/Inventory/Release'],
   ['get', '/api/v1/Inventory/Receive/1'],
   ['post', '/api/v1/Inventory/1'],

@@ -12,7 +12,11 @@ import { givenClient, type TestClient } from '../support/auth.js';
  * happened must be in the ledger exactly once, and nothing else may be.
  */
 
-export type Operation = 'Receive' | 'Issue' | 'Move';
+export type Operation = 'Receive' | 'Issue' | 'Move' | 'Batch';
+
+/** One line of a batch: a Receive, Issue or Move body with its `op`. */
+export type BatchLine = LineBody & { op: 'receive' | 'issue' | 'move' };
+type LineBody = { itemID: string; units: number; wid: number; shipToWid?: number; reasonCode?: number };
 
 export interface Answer {
   status: number;
@@ -23,7 +27,7 @@ export interface Answer {
 export interface LoggedRequest {
   key: string;
   op: Operation;
-  body: { itemID: string; units: number; wid: number; shipToWid?: number; reasonCode?: number };
+  body: LineBody & { operations?: BatchLine[] };
   /** Every answer received for this key, in order (retries and replays included). */
   answers: Answer[];
   /** Attempts that got no answer (connection refused or reset). */
@@ -61,7 +65,7 @@ export async function send(target: Target, entry: LoggedRequest, timeoutMs = 20_
     const res = await fetch(`${target.url}/api/v1/Inventory/${entry.op}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${target.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': entry.key },
-      body: JSON.stringify(entry.body),
+      body: JSON.stringify(entry.op === 'Batch' ? { operations: entry.body.operations } : entry.body),
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text().catch(() => undefined);
@@ -79,8 +83,19 @@ export async function send(target: Target, entry: LoggedRequest, timeoutMs = 20_
   }
 }
 
-/** Random writes on a few items in two warehouses: small receives, and issues and moves that contend for them. */
-export function randomRequest(key: string, items: string[], wids: number[], random: () => number = Math.random): LoggedRequest {
+/**
+ * Random writes on a few items in two warehouses: small receives, and issues
+ * and moves that contend for them; with `batches`, a fifth are batches of 2 to
+ * 6 such lines.
+ */
+export function randomRequest(key: string, items: string[], wids: number[], random: () => number = Math.random, batches = false): LoggedRequest {
+  if (batches && random() < 0.2) {
+    const lines = Array.from({ length: 2 + Math.floor(random() * 5) }, (_, i) => {
+      const { op, body } = randomRequest(`${key}.${i}`, items, wids, random);
+      return { ...body, op: op.toLowerCase() as BatchLine['op'] };
+    });
+    return { key, op: 'Batch', body: { itemID: '', units: 0, wid: 0, operations: lines }, answers: [], lost: 0 };
+  }
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
   const wid = pick(wids);
   const itemID = pick(items);
@@ -237,21 +252,29 @@ export async function verify(target: DatabaseTarget, log: LoggedRequest[]): Prom
         continue;
       }
       ok++;
-      const { itemID, wid, shipToWid } = entry.body;
-      const units = tenThousandths(entry.body.units);
-      if (entry.op === 'Receive') add(itemID, wid, units);
-      if (entry.op === 'Issue') add(itemID, wid, -units);
-      if (entry.op === 'Move') {
-        add(itemID, wid, -units);
-        add(itemID, shipToWid ?? wid, units);
+      // A batch is all its lines, each one operation with its own rows; a single request is one line.
+      const lines: BatchLine[] = entry.body.operations ?? [{ ...entry.body, op: entry.op.toLowerCase() as BatchLine['op'] }];
+      const answer = finalAnswer(entry)!.body as { lots?: unknown[]; results?: Array<{ lots?: unknown[] }> };
+      const answers = answer.results ?? [answer];
+      let units = 0;
+      let rowsExpected = 0;
+      for (const [i, line] of lines.entries()) {
+        const n = tenThousandths(line.units);
+        units += n;
+        if (line.op === 'receive') add(line.itemID, line.wid, n);
+        if (line.op === 'issue') add(line.itemID, line.wid, -n);
+        if (line.op === 'move') {
+          add(line.itemID, line.wid, -n);
+          add(line.itemID, line.shipToWid ?? line.wid, n);
+        }
+        rowsExpected += line.op === 'receive' ? 1 : (answers[i]?.lots?.length ?? -1);
       }
-      const answer = finalAnswer(entry)!.body as { lots?: unknown[] };
-      const rowsExpected = entry.op === 'Receive' ? 1 : (answer.lots?.length ?? -1);
+      const itemIDs = new Set(lines.map((l) => l.itemID));
       const operations = new Set(found.map((r) => r.operationId));
       const moved = found.reduce((sum, r) => sum + tenThousandths(r.units), 0);
-      if (operations.size > 1) duplicated.push(`${entry.key}: ${operations.size} operations`);
-      else if (found.length !== rowsExpected || moved !== units || found.some((r) => r.shortID !== itemID)) {
-        missing.push(`${entry.key}: ${found.length} rows moving ${moved / 10_000}, expected ${rowsExpected} moving ${entry.body.units}`);
+      if (operations.size > lines.length) duplicated.push(`${entry.key}: ${operations.size} operations for ${lines.length} lines`);
+      else if (found.length !== rowsExpected || moved !== units || found.some((r) => !itemIDs.has(r.shortID))) {
+        missing.push(`${entry.key}: ${found.length} rows moving ${moved / 10_000}, expected ${rowsExpected} moving ${units / 10_000}`);
       }
     }
     for (const [key, found] of byKey) unexpected.push(`${key}: ${found.length} rows for a key no client sent`);

@@ -9,6 +9,7 @@ export const issue = (t: TestApp, bearer: string, body: Body, key?: string) => p
 export const move = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Move', { wid: 1, ...body }, key);
 export const hold = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Hold', { reasonCode: 3, wid: 1, ...body }, key);
 export const count = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Count', { reasonCode: 5, wid: 1, ...body }, key);
+export const batch = (t: TestApp, bearer: string, operations: unknown, key?: string) => post(t, bearer, '/api/v1/Inventory/Batch', { operations }, key);
 export const release = (t: TestApp, bearer: string, body: Body, key?: string) => post(t, bearer, '/api/v1/Inventory/Release', { reasonCode: 4, wid: 1, ...body }, key);
 
 function post(t: TestApp, bearer: string, path: string, body: Body, key?: string) {
