@@ -28,7 +28,9 @@ if (!Number.isInteger(LOTS) || LOTS < 1) throw new Error('--lots must be a posit
 const SECONDS = Number(args.seconds ?? (QUICK ? 4 : 15));
 const CONNECTIONS = Number(args.connections);
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
-const PORTS = { service: 3901, nest: 3902, raw: 3903 };
+// BENCH_PORT moves the three ports (service, ceiling (a), ceilings (b)–(d)) together, e.g. for a second checkout's run.
+const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
+const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2 };
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Row {
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
     Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps });
     rows.push(row);
   }
+  rows.push(...(await warehouseOperations(seeded, auth, rows, nestCeiling, raws.d)));
   const peakRssMb = memoryMb(service, 'VmHWM');
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
@@ -141,6 +144,73 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   }
   if (!lotCounterOk) process.exitCode = 1;
+}
+
+/**
+ * The warehouse operations of the extension, after the other scenarios: a
+ * Batch of 50 Receives against 50 single Receives of this run (a batch must
+ * cost less than half of them: × ceiling ≥ 2), and Count with `expected`,
+ * Hold and Release against Receive's transaction (d), the nearest raw work.
+ *
+ * Count and Hold/Release go round a pool of items (far more than the
+ * connections, so that an item's next request leaves after its previous
+ * answer), read from the database just before the scenario: the k-th request
+ * takes item k mod P in round ⌊k / P⌋. Count alternates up and down by one
+ * unit from the units on hand, each time with the `expected` the previous
+ * round left (a 409 would show as non-2xx and break that item's chain); Hold
+ * and Release alternate one unit.
+ */
+async function warehouseOperations(seeded: Seeded, auth: Record<string, string>, rows: Row[], nestCeiling: Row, rawReceive: Row): Promise<Row[]> {
+  const out: Row[] = [];
+  const d = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
+  const receives = { label: '50 × POST /Inventory/Receive (this run)', rps: d.rps / 50 };
+  const vsD = { label: '≈ (d)', rps: rawReceive.rps };
+  const measure = async (name: string, ceiling: { label: string; rps: number }, next: () => Record<string, unknown>) => {
+    const row = await drive(name, PORTS.service, next, auth);
+    out.push(Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps }));
+  };
+
+  let batchSeq = 0;
+  await measure('POST /Inventory/Batch, 50 receives', receives, () =>
+    post('/api/v1/Inventory/Batch', {
+      operations: Array.from({ length: 50 }, () => ({ op: 'receive', itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (batchSeq++ % 3), reasonCode: 1 })),
+    }),
+  );
+
+  const pool = Math.min(seeded.items, 2000);
+  await waitQuiet(DB_URL);
+  // Units on hand in warehouse 2, in ten-thousandths (exact: units have at most 4 decimal places).
+  const onHand = await withDb(async (db) => {
+    const [found] = (await db.query(
+      'SELECT i.shortID, COALESCE(SUM(l.units), 0) AS units FROM item i LEFT JOIN lot l ON l.partNo = i.partNo AND l.wID = 2 AND l.active = 1 WHERE i.partNo <= ? GROUP BY i.partNo, i.shortID ORDER BY i.partNo',
+      [pool],
+    )) as [Array<{ shortID: string; units: string }>, unknown];
+    return found.map((r) => ({ itemID: r.shortID, units: Math.round(Number(r.units) * 10_000) }));
+  });
+  let countSeq = 0;
+  await measure('POST /Inventory/Count with expected', vsD, () => {
+    const k = countSeq++;
+    const { itemID, units } = onHand[k % onHand.length];
+    const up = Math.floor(k / onHand.length) % 2 === 0;
+    return post('/api/v1/Inventory/Count', { itemID, wid: 2, expected: (up ? units : units + 10_000) / 10_000, counted: (up ? units + 10_000 : units) / 10_000, reasonCode: 3 });
+  });
+
+  await waitQuiet(DB_URL);
+  // Items with at least one whole unit available in warehouse 3.
+  const holdable = await withDb(async (db) => {
+    const [found] = (await db.query(
+      'SELECT i.shortID FROM lot l JOIN item i ON i.partNo = l.partNo WHERE l.wID = 3 AND l.active = 1 AND l.hold = 0 AND i.partNo <= ? GROUP BY i.partNo, i.shortID HAVING SUM(l.units) >= 1 ORDER BY i.partNo',
+      [pool],
+    )) as [Array<{ shortID: string }>, unknown];
+    return found.map((r) => r.shortID);
+  });
+  let holdSeq = 0;
+  await measure('POST /Inventory/Hold and /Release, 1 unit', vsD, () => {
+    const k = holdSeq++;
+    const route = Math.floor(k / holdable.length) % 2 === 0 ? 'Hold' : 'Release';
+    return post(`/api/v1/Inventory/${route}`, { itemID: holdable[k % holdable.length], wid: 3, units: 1, reasonCode: 4 });
+  });
+  return out;
 }
 
 /**

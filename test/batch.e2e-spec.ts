@@ -131,6 +131,31 @@ describe(`Batch (${testDatabaseKind()})`, () => {
     await expectLedgerConsistent(t);
   });
 
+  it('30 concurrent batches receiving into two warehouses in opposite orders: all succeed, counters exact (their rows taken once, in one order)', async () => {
+    // Each item stocked in both warehouses first: a batch creating a stock-level row would wait on the one stock_count row of its warehouse, which would queue the batches.
+    const items: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const { shortID } = await givenItem(t, admin.bearer);
+      for (const wid of [1, 2]) await givenStock(t, admin.bearer, { itemID: shortID, units: 1, wid });
+      items.push(shortID);
+    }
+    const answers = await Promise.all(
+      items.map((itemID, b) =>
+        batch(
+          t,
+          admin.bearer,
+          Array.from({ length: 20 }, (_, i) => ({ op: 'receive', itemID, units: 1, wid: 1 + ((i + b) % 2), reasonCode: 1 })),
+        ),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(items.map(() => 200));
+    for (const itemID of items) {
+      expect(await stockOf(t, admin.bearer, itemID, 1)).toMatchObject({ inStock: 11 });
+      expect(await stockOf(t, admin.bearer, itemID, 2)).toMatchObject({ inStock: 11 });
+    }
+    await expectLedgerConsistent(t);
+  });
+
   it('takes the most operations a batch may carry, 250, in one request', async () => {
     const { shortID } = await givenItem(t, admin.bearer);
     const ops = Array.from({ length: 250 }, () => ({ op: 'receive', itemID: shortID, units: 1, wid: 1, reasonCode: 1 }));

@@ -15,13 +15,53 @@ export interface CountChange {
   by: number;
 }
 
+/** Transactions whose counter changes wait for their commit (see `deferCounts`): the changes gathered so far. */
+const deferred = new WeakMap<EntityManager, CountChange[]>();
+
 /**
- * Applies counter changes in the caller's transaction, as one statement: each
- * counter's net change goes to one slot row picked at random (created when
- * missing), the rows in primary-key order, so that two writers lock counter
- * rows in the same order and never deadlock each other over them.
+ * From now on, counter changes made through `m` (a transaction's manager)
+ * are gathered and written by `flushCounts` just before the commit, all of
+ * the transaction's in one statement. A transaction that makes several
+ * changes (a Batch: one per operation) then takes its counter rows once and in
+ * primary-key order, as a single change does; written operation by operation,
+ * two batches would take the rows of their operations' warehouses in their
+ * own orders and could deadlock each other. The counter rows are also held
+ * for the shortest time, from the end of the transaction to its commit.
+ */
+export function deferCounts(m: EntityManager): void {
+  deferred.set(m, []);
+}
+
+/** Writes the changes gathered for `m` since `deferCounts` (in its transaction) and stops gathering. */
+export async function flushCounts(m: EntityManager): Promise<void> {
+  const changes = deferred.get(m);
+  deferred.delete(m);
+  if (changes?.length) await writeCounts(m, changes);
+}
+
+/** Forgets the changes gathered for `m` (its transaction rolled back). */
+export function dropCounts(m: EntityManager): void {
+  deferred.delete(m);
+}
+
+/**
+ * Adds counter changes in the caller's transaction: at its commit when the
+ * transaction gathers them (`deferCounts`, as every transaction of
+ * TransactionRunner does), else at once.
  */
 export async function addCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
+  const gathered = deferred.get(m);
+  if (gathered) gathered.push(...changes);
+  else await writeCounts(m, changes);
+}
+
+/**
+ * Applies counter changes as one statement: each counter's net change goes
+ * to one slot row picked at random (created when missing), the rows in
+ * primary-key order, so that two writers lock counter rows in the same order
+ * and never deadlock each other over them.
+ */
+async function writeCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
   const net = new Map<string, CountChange>();
   for (const c of changes) {
     const key = `${c.list}\n${c.scope}`;

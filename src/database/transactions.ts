@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { DomainError } from '../errors.js';
+import { deferCounts, dropCounts, flushCounts } from './counters.js';
 
 export class TooMuchContention extends DomainError {
   constructor() {
@@ -203,11 +204,18 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 /**
  * An open transaction that ends once: commit, or rollback (also after a failed
  * commit), then its connection or turn is released. A second end does nothing.
+ * Its list-counter changes are gathered and written just before the commit
+ * (`deferCounts`), in one statement.
  */
 function ended(
   manager: EntityManager,
   how: { commit: () => Promise<unknown>; rollback: () => Promise<unknown>; release: () => Promise<void> },
 ): OpenTransaction {
+  deferCounts(manager);
+  const commit = async () => {
+    await flushCounts(manager);
+    await how.commit();
+  };
   let done = false;
   const finish = async (end: () => Promise<unknown>) => {
     if (done) return;
@@ -215,15 +223,16 @@ function ended(
     try {
       await end();
     } catch (error) {
-      if (end === how.commit) await how.rollback().catch(() => undefined);
+      if (end === commit) await how.rollback().catch(() => undefined);
       throw error;
     } finally {
+      dropCounts(manager);
       await how.release();
     }
   };
   return {
     manager,
-    commit: () => finish(how.commit),
+    commit: () => finish(commit),
     rollback: () => finish(how.rollback).catch(() => undefined),
   };
 }
