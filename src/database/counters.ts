@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { upsertAdd } from './upsert.js';
 
 /** A DataSource, EntityManager or QueryRunner: anything that runs a query outside or inside a transaction. */
 export interface Queryable {
@@ -15,8 +16,16 @@ export interface CountChange {
   by: number;
 }
 
-/** Transactions whose counter changes wait for their commit (see `deferCounts`): the changes gathered so far. */
-const deferred = new WeakMap<EntityManager, CountChange[]>();
+/** What a transaction has gathered to count at its commit (see `deferCounts`). */
+interface Gathered {
+  /** list_count changes. */
+  lists: CountChange[];
+  /** stock_count: new stock_level rows per scope (0: the item's first in any warehouse). */
+  stock: Map<number, number>;
+}
+
+/** Transactions whose counter changes wait for their commit: what each has gathered so far. */
+const deferred = new WeakMap<EntityManager, Gathered>();
 
 /**
  * From now on, counter changes made through `m` (a transaction's manager)
@@ -29,14 +38,20 @@ const deferred = new WeakMap<EntityManager, CountChange[]>();
  * for the shortest time, from the end of the transaction to its commit.
  */
 export function deferCounts(m: EntityManager): void {
-  deferred.set(m, []);
+  deferred.set(m, { lists: [], stock: new Map() });
 }
 
-/** Writes the changes gathered for `m` since `deferCounts` (in its transaction) and stops gathering. */
+/**
+ * Writes what was gathered for `m` since `deferCounts` (in its transaction)
+ * and stops gathering: the stock_count rows first, in scope order, then the
+ * list_count rows, each table in one statement.
+ */
 export async function flushCounts(m: EntityManager): Promise<void> {
-  const changes = deferred.get(m);
+  const gathered = deferred.get(m);
   deferred.delete(m);
-  if (changes?.length) await writeCounts(m, changes);
+  if (!gathered) return;
+  if (gathered.stock.size) await writeStockCounts(m, gathered.stock);
+  if (gathered.lists.length) await writeCounts(m, gathered.lists);
 }
 
 /** Forgets the changes gathered for `m` (its transaction rolled back). */
@@ -51,8 +66,27 @@ export function dropCounts(m: EntityManager): void {
  */
 export async function addCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
   const gathered = deferred.get(m);
-  if (gathered) gathered.push(...changes);
+  if (gathered) gathered.lists.push(...changes);
   else await writeCounts(m, changes);
+}
+
+/**
+ * Counts one new stock_level row in `stock_count`: in its warehouse's row,
+ * and in scope 0 when it is the item's first in any warehouse. Gathered like
+ * the list counters: the warehouses' rows are single hot rows, so they are
+ * taken once per transaction, in scope order, and held only until the commit.
+ */
+export async function countStockRow(m: EntityManager, wID: number, first: boolean): Promise<void> {
+  const stock = new Map<number, number>(first ? [[0, 1]] : []);
+  stock.set(wID, (stock.get(wID) ?? 0) + 1);
+  const gathered = deferred.get(m);
+  if (!gathered) return writeStockCounts(m, stock);
+  for (const [scope, n] of stock) gathered.stock.set(scope, (gathered.stock.get(scope) ?? 0) + n);
+}
+
+async function writeStockCounts(m: EntityManager, stock: Map<number, number>): Promise<void> {
+  const rows = [...stock].sort(([a], [b]) => a - b).map(([value, by]) => ({ value, by }));
+  await upsertAdd(m, 'stock_count', 'scope', 'items', rows);
 }
 
 /**

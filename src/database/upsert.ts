@@ -1,14 +1,18 @@
 import type { EntityManager } from 'typeorm';
 
 /**
- * Adds 1 to `counter` in the row of `table` whose primary key `key` is
- * `value`, creating the row at 1 when it is missing. One statement, so two
- * transactions counting the same row never both insert it. MySQL/MariaDB and
- * SQLite spell the upsert differently; the dialect is the manager's DataSource's.
+ * Adds `by` to `counter` in the rows of `table` whose primary key `key` is
+ * each `value`, creating a missing row at `by`. One statement, the rows in
+ * the order given (callers sort them, so that two transactions lock them in
+ * the same order), and two transactions counting the same row never both
+ * insert it. MySQL/MariaDB and SQLite spell the upsert differently; the
+ * dialect is the manager's DataSource's.
  */
-export function upsertIncrement(m: EntityManager, table: string, key: string, value: number, counter: string): Promise<unknown> {
+export function upsertAdd(m: EntityManager, table: string, key: string, counter: string, rows: Array<{ value: number; by: number }>): Promise<unknown> {
+  const values = rows.map(() => '(?, ?)').join(', ');
+  const params = rows.flatMap((r) => [r.value, r.by]);
   if (m.connection.options.type === 'mysql') {
-    return m.query(`INSERT INTO \`${table}\` (\`${key}\`, \`${counter}\`) VALUES (?, 1) ON DUPLICATE KEY UPDATE \`${counter}\` = \`${counter}\` + 1`, [value]);
+    return m.query(`INSERT INTO \`${table}\` (\`${key}\`, \`${counter}\`) VALUES ${values} ON DUPLICATE KEY UPDATE \`${counter}\` = \`${counter}\` + VALUES(\`${counter}\`)`, params);
   }
-  return m.query(`INSERT INTO "${table}" ("${key}", "${counter}") VALUES (?, 1) ON CONFLICT ("${key}") DO UPDATE SET "${counter}" = "${counter}" + 1`, [value]);
+  return m.query(`INSERT INTO "${table}" ("${key}", "${counter}") VALUES ${values} ON CONFLICT ("${key}") DO UPDATE SET "${counter}" = "${counter}" + excluded."${counter}"`, params);
 }

@@ -3,7 +3,7 @@ import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
 import { storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
-import { upsertIncrement } from '../database/upsert.js';
+import { countStockRow } from '../database/counters.js';
 import { Lot, StockLevel } from './inventory.entities.js';
 import { countNewLevel } from './list-counts.js';
 import type { LotFilter } from './pick.js';
@@ -15,14 +15,14 @@ import type { LotFilter } from './pick.js';
  *
  *   1. the item row: Receive, always first; any operation about to create a
  *      missing stock_level row (createLevel).
- *   2. a stock_level row being created, then its stock_count rows: scope 0
- *      (any warehouse) before the warehouse's own; then its list_count rows
- *      (the item's stock sets, countNewLevel).
+ *   2. a stock_level row being created.
  *   3. the item's stock_level rows, in ascending warehouse order.
  *   4. the lots, oldest first (received, then recNo): Issue and Move.
- *   5. after the writes (lots, stock_level totals, ledger rows): the
- *      list_count rows of the lots and ledger rows written, in key order
- *      (countLedgerRows, from writeLedger).
+ *   5. just before the commit, everything the transaction counted, gathered
+ *      (database/counters.ts): the stock_count rows of new stock_level rows
+ *      (countStockRow) in scope order, 0 (any warehouse) first; then the
+ *      list_count rows of the lots, ledger rows and stock sets written
+ *      (countLedgerRows from writeLedger, countNewLevel), in key order.
  *
  *   Receive  item → (reads the item's total) → its stock_level row
  *   Count    item → its stock_level row → lots (held included)
@@ -103,8 +103,7 @@ async function createLevel(tx: TransactionRunner, m: EntityManager, partNo: numb
   const existing = await m.find(StockLevel, { where: { partNo }, select: { wID: true } });
   if (existing.some((l) => l.wID === wID)) return;
   await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, modified: new Date() });
-  if (!existing.length) await upsertIncrement(m, 'stock_count', 'scope', 0, 'items');
-  await upsertIncrement(m, 'stock_count', 'scope', wID, 'items');
+  await countStockRow(m, wID, !existing.length);
   await countNewLevel(m, existing.map((l) => l.wID), wID);
 }
 
