@@ -7,7 +7,8 @@ import { AppConfig } from './config/config.js';
 import { InventoryModule } from './inventory/inventory.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
-import { HealthController } from './health/health.controller.js';
+import { HealthModule } from './health/health.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { HttpModule } from './http/http.module.js';
 import { PaginationModule } from './pagination/pagination.module.js';
 import { RedisModule } from './redis/redis-link.js';
@@ -27,16 +28,17 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         HttpModule.forRoot(logger),
-        DatabaseModule.forRoot(config.database),
+        DatabaseModule.forRoot(config.database, { migrate: config.migrationsAtStart }),
+        MetricsModule.forRoot(config.metricsEnabled),
         RedisModule,
         PaginationModule,
         AuthModule,
         AdminModule,
         CatalogModule,
         InventoryModule,
+        HealthModule,
         ...imports,
       ],
-      controllers: [HealthController],
     };
   }
 }

@@ -9,8 +9,10 @@ import { AdminService, type BootstrapCredentials } from './auth/admin.service.js
 import type { AppConfig } from './config/config.js';
 import { bodyParserErrors, sanitizeBody } from './http/body-errors.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { Readiness } from './health/readiness.js';
 import { createLogger, NestLogger } from './http/logger.js';
 import { requestContext } from './http/request-context.js';
+import { Metrics } from './metrics/metrics.js';
 import { setupOpenApi } from './openapi.js';
 
 /** DECISIONS "Errors": a body over 1 MiB is refused with 413. */
@@ -37,6 +39,7 @@ export async function createApp(
   // Order matters: the request id and version headers come first, so that
   // even body-parser failures and unknown routes carry them.
   app.use(requestContext(logger));
+  if (config.metricsEnabled) app.use(app.get(Metrics).middleware());
   answerClientErrors(app.getHttpServer() as Server, logger);
   // Security headers on every response, errors and the docs page included
   // (OWASP API8). The docs page loads only its own scripts, so the default
@@ -52,7 +55,7 @@ export async function createApp(
   app.disable('x-powered-by');
   // No conditional GETs in this API; an ETag would hash every response body for nothing.
   app.set('etag', false);
-  app.setGlobalPrefix('api/v1', { exclude: ['health'] });
+  app.setGlobalPrefix('api/v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics'] });
   setupOpenApi(app);
   await app.init();
   const credentials = await app.get(AdminService).bootstrapIfEmpty();
@@ -70,8 +73,16 @@ function announceOnStdout(credentials: BootstrapCredentials): void {
   );
 }
 
-/** Stops accepting connections, lets requests in flight finish, then closes the database pool. */
-export async function closeGracefully(app: NestExpressApplication, graceMs = 10_000): Promise<void> {
+/**
+ * Marks the instance as draining, so that GET /health/ready answers 503; goes
+ * on serving for `delayMs` (SHUTDOWN_DELAY_MS), long enough for a load
+ * balancer probing readiness to stop sending work here; then stops accepting
+ * connections, lets requests in flight finish (at most `graceMs`), and closes
+ * the database pool.
+ */
+export async function closeGracefully(app: NestExpressApplication, { delayMs = 0, graceMs = 10_000 }: { delayMs?: number; graceMs?: number } = {}): Promise<void> {
+  app.get(Readiness).drain();
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   const server = app.getHttpServer() as Server;
   const force = setTimeout(() => server.closeAllConnections(), graceMs);
   force.unref();

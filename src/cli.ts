@@ -21,7 +21,7 @@ import { checkLedger } from './inventory/ledger-check.js';
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database), AdminModule, CatalogModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database, { migrate: config.migrationsAtStart }), AdminModule, CatalogModule] };
   }
 }
 

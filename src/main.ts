@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     if (!app) return; // start-up sees `stopping` and closes what it opened
-    closeGracefully(app).then(
+    closeGracefully(app, { delayMs: config.shutdownDelayMs }).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');

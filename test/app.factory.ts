@@ -87,6 +87,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     redisKeyPrefix: defaultRedisKeyPrefix(database.target),
     logLevel: 'silent',
     listCursorSecret: defaultListCursorSecret(database.target),
+    migrationsAtStart: true,
+    metricsEnabled: true,
+    shutdownDelayMs: 0,
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

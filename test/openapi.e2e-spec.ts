@@ -46,6 +46,15 @@ describe('the OpenAPI document against real answers', () => {
   it('matches every success answer, operation by operation', async () => {
     const http = t.http;
     expectDocumented('GET /health', await request(http).get('/health'));
+    expectDocumented('GET /health/live', await request(http).get('/health/live'));
+    expectDocumented('GET /health/ready', await request(http).get('/health/ready'));
+    const metrics = await request(http).get('/metrics');
+    expect({ status: metrics.status, type: metrics.headers['content-type'], documented: Object.keys(doc.paths['/metrics'].get.responses['200'].content ?? {}) }).toEqual({
+      status: 200,
+      type: expect.stringMatching(/^text\/plain;/),
+      documented: ['text/plain'],
+    });
+    checked.add('get /metrics');
     expectDocumented(
       'POST /api/v1/Token',
       await request(http).post('/api/v1/Token').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
@@ -195,6 +204,9 @@ describe('the OpenAPI document against real answers', () => {
     );
     expect(statuses).toEqual({
       'GET /health': ['200', '400', '503', 'default'],
+      'GET /health/live': ['200', '400', 'default'],
+      'GET /health/ready': ['200', '400', '503', 'default'],
+      'GET /metrics': ['200', '400', 'default'],
       'POST /api/v1/Token': ['200', '400', '401', '413', '429', '503', 'default'],
       'GET /api/v1/Item': [...reads, '404'].sort(),
       'POST /api/v1/Item': ['201', ...writes].sort(),

@@ -22,6 +22,9 @@ describe('loadConfig', () => {
       redisKeyPrefix: `inventory:sqlite:${resolve('data/inventory.sqlite')}`,
       logLevel: 'info',
       listCursorSecret: defaultListCursorSecret({ type: 'sqlite', file: 'data/inventory.sqlite' }),
+      migrationsAtStart: true,
+      metricsEnabled: true,
+      shutdownDelayMs: 0,
     });
   });
 
@@ -36,6 +39,9 @@ describe('loadConfig', () => {
       REDIS_KEY_PREFIX: 'erp-eu:inventory',
       LOG_LEVEL: 'WARN',
       LIST_CURSOR_SECRET: 'a-deployment-secret-of-some-length',
+      MIGRATIONS_AT_START: 'false',
+      METRICS_ENABLED: '0',
+      SHUTDOWN_DELAY_MS: '5000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -47,6 +53,9 @@ describe('loadConfig', () => {
       redisKeyPrefix: 'erp-eu:inventory',
       logLevel: 'warn',
       listCursorSecret: 'a-deployment-secret-of-some-length',
+      migrationsAtStart: false,
+      metricsEnabled: false,
+      shutdownDelayMs: 5000,
     });
   });
 
@@ -73,6 +82,9 @@ describe('loadConfig', () => {
     ['REDIS_KEY_PREFIX', 'x'.repeat(201)],
     ['LOG_LEVEL', 'loud'],
     ['LIST_CURSOR_SECRET', 'too-short'],
+    ['MIGRATIONS_AT_START', 'yes'],
+    ['METRICS_ENABLED', 'on'],
+    ['SHUTDOWN_DELAY_MS', '-1'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

@@ -36,6 +36,12 @@ export class AppConfig {
   readonly logLevel: LogLevel;
   /** Keys the MAC of list cursors; the same for every instance of a deployment. */
   readonly listCursorSecret: string;
+  /** Whether start-up applies pending migrations (else it refuses to start while any is pending). */
+  readonly migrationsAtStart: boolean;
+  /** Whether GET /metrics is served. */
+  readonly metricsEnabled: boolean;
+  /** After SIGTERM: how long the instance goes on serving, not ready, before it stops accepting connections. */
+  readonly shutdownDelayMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -56,6 +62,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisKeyPrefix: redisKeyPrefix(env, database),
     logLevel: logLevel(env),
     listCursorSecret: listCursorSecret(env, database),
+    migrationsAtStart: boolean(env, 'MIGRATIONS_AT_START', true),
+    metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
   });
 }
 
@@ -101,6 +110,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be a whole number from ${min} to ${max}; got "${raw.slice(0, 40)}"`);
   }
   return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false; got "${raw.slice(0, 40)}"`);
 }
 
 function redisUrl(env: Env): string | null {

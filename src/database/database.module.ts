@@ -3,25 +3,27 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DatabaseTarget } from '../config/config.js';
 import { dataSourceOptions } from './data-source.js';
-import { runMigrations } from './run-migrations.js';
+import { refusePendingMigrations, runMigrations } from './run-migrations.js';
 import { TransactionRunner } from './transactions.js';
 
 /** The service's data source (pending migrations are applied when it connects) and the transaction runner. */
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(db: DatabaseTarget): DynamicModule {
+  static forRoot(db: DatabaseTarget, { migrate = true }: { migrate?: boolean } = {}): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
           // The entities are those the feature modules register with forFeature.
           useFactory: () => ({ ...dataSourceOptions(db), autoLoadEntities: true, retryAttempts: 2, retryDelay: 1000 }),
-          // Connects, then applies pending migrations one runner at a time (never TypeORM's migrationsRun, which races).
+          // Connects, then applies pending migrations one runner at a time (never TypeORM's migrationsRun, which races);
+          // with MIGRATIONS_AT_START=false, refuses to serve a schema that is behind instead.
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             try {
-              await runMigrations(dataSource);
+              if (migrate) await runMigrations(dataSource);
+              else await refusePendingMigrations(dataSource);
             } catch (error) {
               await dataSource.destroy().catch(() => undefined);
               throw error;

@@ -49,3 +49,17 @@ export async function runMigrations(dataSource: DataSource): Promise<Migration[]
     await runner.release();
   }
 }
+
+/**
+ * MIGRATIONS_AT_START=false: start-up applies nothing, and refuses to serve a
+ * database whose schema is behind this build (`npm run migration:run` first),
+ * rather than fail later on a missing column.
+ */
+export async function refusePendingMigrations(dataSource: DataSource): Promise<void> {
+  const pending = await new MigrationExecutor(dataSource).getPendingMigrations();
+  if (pending.length) {
+    throw new Error(
+      `${pending.length} migration(s) pending (${pending.map((m) => m.name).join(', ')}) and MIGRATIONS_AT_START=false: run \`npm run migration:run\` first`,
+    );
+  }
+}

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { DomainError } from '../errors.js';
+import { Metrics, type RetryCause } from '../metrics/metrics.js';
 import { deferCounts, dropCounts, flushCounts } from './counters.js';
 
 export class TooMuchContention extends DomainError {
@@ -55,7 +56,10 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly readCommitted = new WeakSet<object>();
   private readonly units = new AsyncLocalStorage<Unit>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   get isMysql(): boolean {
     return this.dataSource.options.type === 'mysql';
@@ -90,7 +94,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         return result;
       } catch (error) {
         await tx?.rollback();
-        if (!isTransient(error)) throw error;
+        const cause = transientCause(error);
+        if (!cause) throw error;
+        this.metrics?.retried(cause);
         if (attempt >= MAX_ATTEMPTS) throw new TooMuchContention();
         await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
       }
@@ -122,7 +128,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       return result;
     } catch (error) {
       await unit.open?.rollback();
-      throw isTransient(error) ? new TooMuchContention() : error;
+      const cause = transientCause(error);
+      if (cause) this.metrics?.retried(cause);
+      throw cause ? new TooMuchContention() : error;
     }
   }
 
@@ -239,7 +247,14 @@ function ended(
 
 /** Deadlock (1213), lock wait timeout (1205), or SQLite busy/locked: worth running the transaction again. */
 export function isTransient(error: unknown): boolean {
+  return transientCause(error) !== null;
+}
+
+/** Which transient failure `error` is, or null when it is not one. */
+export function transientCause(error: unknown): RetryCause | null {
   const e = ((error as { driverError?: unknown })?.driverError ?? error) as { errno?: unknown; code?: unknown } | null;
-  if (!e) return false;
-  return e.errno === 1213 || e.errno === 1205 || (typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code));
+  if (!e) return null;
+  if (e.errno === 1213) return 'deadlock';
+  if (e.errno === 1205) return 'lock_wait_timeout';
+  return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
 }

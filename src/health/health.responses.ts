@@ -14,3 +14,9 @@ export class HealthResponseDto {
 export class HealthWithRedisResponseDto extends HealthResponseDto {
   @ApiEnum(['up', 'down']) redis: RedisStatus;
 }
+
+/** GET /health/live. */
+@ApiSchema({ name: 'Live' })
+export class LiveResponseDto {
+  @ApiEnum(['ok']) status: 'ok';
+}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+/** What a failed attempt of a transaction met, as `db_transaction_retries_total` labels it. */
+export type RetryCause = 'deadlock' | 'lock_wait_timeout' | 'busy';
+
+/** The write routes whose committed answers count as stock operations, by route template. */
+const STOCK_OPERATIONS: Record<string, string> = {
+  '/api/v1/Inventory/Receive': 'receive',
+  '/api/v1/Inventory/Issue': 'issue',
+  '/api/v1/Inventory/Move': 'move',
+  '/api/v1/Inventory/Hold': 'hold',
+  '/api/v1/Inventory/Release': 'release',
+  '/api/v1/Inventory/Count': 'count',
+  '/api/v1/Inventory/Batch': 'batch',
+};
+
+/**
+ * The service's Prometheus metrics (prom-client), one registry per
+ * application, served by GET /metrics. Labels are bounded: a route is its
+ * template (`/api/v1/Item/:item`, or `unmatched` for a path no route has),
+ * never the path a client sent.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request to the end of its answer, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: 'http_rate_limited_total',
+    help: 'Requests refused with 429 by the rate limit',
+    registers: [this.registry],
+  });
+  private readonly replays = new Counter({
+    name: 'idempotent_replays_total',
+    help: 'Write requests answered from the stored answer of their Idempotency-Key (nothing done again)',
+    registers: [this.registry],
+  });
+  private readonly operations = new Counter({
+    name: 'stock_operations_total',
+    help: 'Stock operations committed, by type (a Batch counts once, as batch)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+  private readonly retries = new Counter({
+    name: 'db_transaction_retries_total',
+    help: 'Transaction attempts that failed transiently and were run again or given up, by cause',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(dataSource: DataSource) {
+    collectDefaultMetrics({ register: this.registry });
+    const pool = mysqlPool(dataSource);
+    if (pool) {
+      new Gauge({
+        name: 'db_pool_connections',
+        help: 'Connections of the database pool, by state (in_use, idle); MySQL/MariaDB only',
+        labelNames: ['state'] as const,
+        registers: [this.registry],
+        collect() {
+          const all = pool._allConnections?.length ?? 0;
+          const idle = pool._freeConnections?.length ?? 0;
+          this.set({ state: 'in_use' }, all - idle);
+          this.set({ state: 'idle' }, idle);
+        },
+      });
+      new Gauge({
+        name: 'db_pool_waiting',
+        help: 'Requests waiting for a pooled database connection; MySQL/MariaDB only',
+        registers: [this.registry],
+        collect() {
+          this.set(pool._connectionQueue?.length ?? 0);
+        },
+      });
+    }
+  }
+
+  /** Counts a transient failure of a transaction attempt. */
+  retried(cause: RetryCause): void {
+    this.retries.inc({ cause });
+  }
+
+  /**
+   * Express middleware, first in the chain: times every request and counts it
+   * when its answer is sent (a client that hangs up before is not counted).
+   */
+  middleware(): (req: Request, res: Response, next: NextFunction) => void {
+    return (req, res, next) => {
+      const started = performance.now();
+      res.once('finish', () => {
+        const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
+        const labels = { method: req.method, route, status: String(res.statusCode) };
+        this.requests.inc(labels);
+        this.duration.observe(labels, (performance.now() - started) / 1000);
+        if (res.statusCode === 429) this.rateLimited.inc();
+        else if (res.getHeader('idempotent-replayed') === 'true') this.replays.inc();
+        else if (res.statusCode < 300 && req.method === 'POST' && STOCK_OPERATIONS[route]) this.operations.inc({ type: STOCK_OPERATIONS[route] });
+      });
+      next();
+    };
+  }
+}
+
+/** The mysql2 pool under TypeORM's MySQL driver (its counts are the pool's own fields); null on SQLite. */
+interface PoolCounts {
+  _allConnections?: { length: number };
+  _freeConnections?: { length: number };
+  _connectionQueue?: { length: number };
+}
+function mysqlPool(dataSource: DataSource): PoolCounts | null {
+  if (dataSource.options.type !== 'mysql') return null;
+  return ((dataSource.driver as unknown as { pool?: PoolCounts }).pool ?? null) as PoolCounts | null;
+}
