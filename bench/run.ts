@@ -28,9 +28,9 @@ if (!Number.isInteger(LOTS) || LOTS < 1) throw new Error('--lots must be a posit
 const SECONDS = Number(args.seconds ?? (QUICK ? 4 : 15));
 const CONNECTIONS = Number(args.connections);
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
-// BENCH_PORT moves the three ports (service, ceiling (a), ceilings (b)–(d)) together, e.g. for a second checkout's run.
+// BENCH_PORT moves the four ports (service, ceiling (a), ceilings (b)–(d), the service without metrics) together, e.g. for a second checkout's run.
 const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
-const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2 };
+const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, noMetrics: PORT_BASE + 3 };
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Row {
@@ -131,6 +131,7 @@ async function main(): Promise<void> {
     rows.push(row);
   }
   rows.push(...(await warehouseOperations(seeded, auth, rows, nestCeiling, raws.d)));
+  rows.push(...(await metricsCost(seeded, auth, nestCeiling)));
   const peakRssMb = memoryMb(service, 'VmHWM');
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
@@ -214,6 +215,56 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
 }
 
 /**
+ * What GET /metrics's counting costs a point read: a second service with
+ * METRICS_ENABLED=false beside the first, the same point read driven at each
+ * in turn, 4 rounds of a quarter of a scenario's time, so that both meet the
+ * same drift of a shared machine. The "metrics on" row's × ceiling is its
+ * req/s over the "metrics off" row's: ≥ 0.95 means metrics cost under 5%.
+ */
+async function metricsCost(seeded: Seeded, auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
+  const off = await start([...prodNodeFlags(), 'dist/src/main.js'], /"listening"/, {
+    DATABASE_URL: DB_URL,
+    PORT: String(PORTS.noMetrics),
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'production',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    METRICS_ENABLED: 'false',
+  });
+  try {
+    await waitHealthy(PORTS.noMetrics);
+    const token = await getToken(PORTS.noMetrics, seeded.clientId, seeded.clientSecret);
+    const offAuth = { ...auth, authorization: `Bearer ${token}` };
+    const read = () => ({ path: `/api/v1/Item/${randomPartNo(seeded)}` });
+    const rounds = 4;
+    const seconds = Math.max(1, Math.round(SECONDS / rounds));
+    const on: Row[] = [];
+    const without: Row[] = [];
+    for (let r = 0; r < rounds; r++) {
+      on.push(await drive(`GET /Item/<partNo>, metrics on, round ${r + 1}`, PORTS.service, read, auth, seconds));
+      without.push(await drive(`GET /Item/<partNo>, metrics off, round ${r + 1}`, PORTS.noMetrics, read, offAuth, seconds));
+    }
+    const merged = (name: string, runs: Row[]): Row => ({
+      scenario: name,
+      rps: runs.reduce((t, x) => t + x.rps, 0) / runs.length,
+      p50: Math.max(...runs.map((x) => x.p50)),
+      p99: Math.max(...runs.map((x) => x.p99)),
+      errors: runs.reduce((t, x) => t + x.errors, 0),
+      non2xx: runs.reduce((t, x) => t + x.non2xx, 0),
+    });
+    const offRow = merged(`GET /Item/<partNo>, METRICS_ENABLED=false (${rounds} × ${seconds} s, alternating)`, without);
+    const onRow = merged(`GET /Item/<partNo>, metrics on (${rounds} × ${seconds} s, alternating)`, on);
+    return [
+      Object.assign(offRow, { ceiling: '(b)', vsCeiling: NaN, vsNest: offRow.rps / nestCeiling.rps }),
+      Object.assign(onRow, { ceiling: 'the metrics-off row', vsCeiling: onRow.rps / offRow.rps, vsNest: onRow.rps / nestCeiling.rps }),
+    ];
+  } finally {
+    const exited = new Promise((resolve) => off.once('exit', resolve));
+    off.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/**
  * A ceiling's label and req/s for a scenario. A blend is the rate of doing its
  * parts in the scenario's proportions, each at its ceiling's rate: the
  * weighted harmonic mean (the time per request adds up, not the rates).
@@ -255,13 +306,13 @@ function randomPartNo(s: Seeded): number {
   return 1 + Math.floor(Math.random() * s.items);
 }
 
-async function drive(name: string, port: number, next: () => Record<string, unknown>, headers: Record<string, string> = {}): Promise<Row> {
+async function drive(name: string, port: number, next: () => Record<string, unknown>, headers: Record<string, string> = {}, seconds = SECONDS): Promise<Row> {
   const waited = await waitQuiet(DB_URL);
   if (waited > 1000) log(`waited ${(waited / 1000).toFixed(1)} s for the database to finish the previous scenario's statements`);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
     headers,
     // A fresh request each time: reusing autocannon's previous one would carry a POST's
     // Content-Length onto the next GET, and the server would wait for a body never sent.
@@ -306,7 +357,8 @@ function render(
     '|---|---:|---:|---:|---:|---:|---|---:|---:|',
     ...ceilings.map((r) => `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | | | |`),
     ...rows.map(
-      (r) => `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.ceiling} | ${r.vsCeiling!.toFixed(2)} | ${r.vsNest!.toFixed(2)} |`,
+      (r) =>
+        `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${Number.isNaN(r.vsCeiling) ? '' : r.ceiling} | ${Number.isNaN(r.vsCeiling) ? '' : r.vsCeiling!.toFixed(2)} | ${r.vsNest!.toFixed(2)} |`,
     ),
   ];
   return lines.join('\n');
