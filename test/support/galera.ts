@@ -34,8 +34,8 @@ export interface GaleraCluster {
   url(i: number, database: string): string;
   /** SIGKILL node `i` and wait for its exit (the others go on as a cluster of n − 1). */
   kill(i: number): Promise<void>;
-  /** Starts node `i` again (it rejoins by IST or SST) and waits until it is Synced and the cluster whole again. */
-  restart(i: number): Promise<void>;
+  /** Starts node `i` again and waits until it is Synced and the cluster whole again; says how it caught up. */
+  restart(i: number): Promise<'SST' | 'IST' | 'none'>;
   /** Waits until every running node has applied everything committed anywhere (same last committed seqno, empty queues). */
   settled(timeoutMs?: number): Promise<void>;
   /** Ends every node (SIGTERM, then SIGKILL after a grace period). */
@@ -44,12 +44,10 @@ export interface GaleraCluster {
 
 /** `apt-get install -y galera-4 rsync` when the provider or rsync is missing (as `.ci/run` installs what it needs). */
 export function ensureGaleraInstalled(): void {
-  const rsync = ['/usr/bin/rsync', '/bin/rsync'].some((p) => existsSync(p));
-  if (existsSync(PROVIDER) && rsync) return;
-  const root = process.getuid?.() === 0;
-  const run = (args: string[]) => execFileSync(root ? args[0] : 'sudo', root ? args.slice(1) : args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  run(['apt-get', 'update', '-qq']);
-  run(['apt-get', 'install', '-y', '-qq', 'galera-4', 'rsync']);
+  if (existsSync(PROVIDER) && ['/usr/bin/rsync', '/bin/rsync'].some((p) => existsSync(p))) return;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'galera-4', 'rsync'], { stdio: 'inherit', env });
   if (!existsSync(PROVIDER)) throw new Error(`galera-4 installed but ${PROVIDER} is missing`);
 }
 
@@ -60,7 +58,7 @@ interface Ports {
   sst: number;
 }
 
-/** One node's my.cnf: its own ports, socket and data dir; rsync SST as root (see docs/operations.md). */
+/** One node's my.cnf (mode 644: a world-writable one is ignored): its own ports, socket and data dir, rsync SST. */
 function defaultsFile(dir: string, i: number, ports: Ports[]): string {
   const own = ports[i];
   const home = join(dir, `node${i + 1}`);
@@ -116,6 +114,8 @@ async function status(url: string, names: string[]): Promise<Record<string, stri
  * one is started only once the cluster has every node before it, Synced.
  */
 export async function startGaleraCluster(dir: string, n = 3): Promise<GaleraCluster> {
+  // Root: to install packages, and for mariadbd to switch to the mysql user.
+  if (process.getuid?.() !== 0) throw new Error('a Galera cluster for tests needs root (apt-get, and mariadbd switching to the mysql user)');
   ensureGaleraInstalled();
   const ports: Ports[] = [];
   const taken = new Set<number>();
@@ -198,8 +198,13 @@ export async function startGaleraCluster(dir: string, n = 3): Promise<GaleraClus
     url: (i, database) => `${nodes[i].url}${database}`,
     kill: (i) => exited(i, 'SIGKILL', 0),
     restart: async (i) => {
+      const logFile = join(dir, `node${i + 1}`, 'error.log');
+      const before = existsSync(logFile) ? readFileSync(logFile).length : 0;
       launch(i, false);
       await synced(i, nodes.filter((x) => x.process).length);
+      const since = readFileSync(logFile).subarray(before).toString();
+      // After a SIGKILL the node's saved position is unknown (seqno -1), so a full SST is the usual path.
+      return /SST succeeded/.test(since) ? 'SST' : /IST received/.test(since) ? 'IST' : 'none';
     },
     settled: async (timeoutMs = 60_000) => {
       const until = Date.now() + timeoutMs;
