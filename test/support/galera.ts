@@ -156,6 +156,9 @@ export async function startGaleraCluster(dir: string, n = 3): Promise<GaleraClus
     });
   }
 
+  // Servers left running by a test process that ends without stop() are killed with it.
+  const orphans = () => nodes.forEach((x) => x.process?.kill('SIGKILL'));
+  process.once('exit', orphans);
   const launch = (i: number, bootstrap: boolean) => {
     const args = [`--defaults-file=${join(dir, `node${i + 1}`, 'my.cnf')}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
     const child = spawn(MARIADBD, args, { stdio: 'ignore' });
@@ -218,6 +221,7 @@ export async function startGaleraCluster(dir: string, n = 3): Promise<GaleraClus
     },
     stop: async () => {
       await Promise.all(nodes.map((_, i) => exited(i, 'SIGTERM', 20_000)));
+      process.removeListener('exit', orphans);
     },
   };
 
