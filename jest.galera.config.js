@@ -1,0 +1,13 @@
+// `npm run test:galera`: the service on a three-node MariaDB Galera cluster
+// that the suite starts on loopback (galera-4 and rsync are installed when
+// missing). Not part of `npm test`: it needs root (or sudo) for mariadbd and
+// takes a few minutes.
+module.exports = {
+  testTimeout: 600_000,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  testEnvironment: 'node',
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  setupFiles: ['<rootDir>/test/setup/mysql.ts'],
+  testMatch: ['<rootDir>/test/galera/*.galera-spec.ts'],
+};
