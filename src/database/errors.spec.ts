@@ -8,6 +8,8 @@ describe('database errors', () => {
     expect(isDatabaseUnavailable({ message: 'x', cause: { driverError: { code: 'ECONNREFUSED', fatal: true } } })).toBe(true);
     expect(isDatabaseUnavailable(new Error("Can't add new command when connection is in closed state"))).toBe(true);
     expect(isDatabaseUnavailable(new Error('Pool is closed.'))).toBe(true);
+    // A Galera node out of the primary component, or still joining.
+    expect(isDatabaseUnavailable({ driverError: { errno: 1047, code: 'ER_UNKNOWN_COM_ERROR', message: 'WSREP has not yet prepared node for application use' } })).toBe(true);
   });
 
   it('leaves every other failure alone', () => {

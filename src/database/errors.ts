@@ -35,8 +35,10 @@ export function lostConnection(req: { method: string; headers: Record<string, un
 // MySQL/MariaDB errnos of a connection that died or a server that went away:
 // 1927 connection killed (MariaDB), 1053 server shutdown, 1317 query interrupted,
 // 1040 too many connections, 1158–1161 network read/write errors,
-// 2002/2003 cannot connect, 2006 server gone away, 2013 lost connection, 2055 lost at handshake.
-const UNAVAILABLE_ERRNOS = new Set([1927, 1053, 1317, 1040, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013, 2055]);
+// 2002/2003 cannot connect, 2006 server gone away, 2013 lost connection, 2055 lost at handshake;
+// 1047 (ER_UNKNOWN_COM_ERROR) is what a Galera node answers while it is not part of the
+// primary component or still joining ("WSREP has not yet prepared node for application use").
+const UNAVAILABLE_ERRNOS = new Set([1927, 1053, 1317, 1040, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013, 2055, 1047]);
 
 /**
  * The database did not answer: mysql2 marks connection-level failures
