@@ -166,16 +166,25 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
   const d = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
   const receives = { label: '50 × POST /Inventory/Receive (this run)', rps: d.rps / 50 };
   const vsD = { label: '≈ (d)', rps: rawReceive.rps };
-  const measure = async (name: string, ceiling: { label: string; rps: number }, next: () => Record<string, unknown>) => {
-    const row = await drive(name, PORTS.service, next, auth);
+  const measure = async (name: string, ceiling: { label: string; rps: number }, next: () => Record<string, unknown>, seconds = SECONDS, connections = CONNECTIONS) => {
+    const row = await drive(name, PORTS.service, next, auth, seconds, connections);
     out.push(Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps }));
   };
 
+  // A quarter of the connections (8 batches, 400 lines in flight where Receive had 32 requests) for at least 10 s:
+  // a batch takes its 50 items' locks at once, so 32 batches of random items would mostly queue on each other's locks,
+  // and a few seconds would see only the first wave of them finish.
   let batchSeq = 0;
-  await measure('POST /Inventory/Batch, 50 receives', receives, () =>
-    post('/api/v1/Inventory/Batch', {
-      operations: Array.from({ length: 50 }, () => ({ op: 'receive', itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (batchSeq++ % 3), reasonCode: 1 })),
-    }),
+  const batchConnections = Math.max(1, Math.round(CONNECTIONS / 4));
+  await measure(
+    `POST /Inventory/Batch, 50 receives (${batchConnections} connections)`,
+    receives,
+    () =>
+      post('/api/v1/Inventory/Batch', {
+        operations: Array.from({ length: 50 }, () => ({ op: 'receive', itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (batchSeq++ % 3), reasonCode: 1 })),
+      }),
+    Math.max(SECONDS, 10),
+    batchConnections,
   );
 
   const pool = Math.min(seeded.items, 2000);
@@ -216,9 +225,10 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
 
 /**
  * What GET /metrics's counting costs a point read: a second service with
- * METRICS_ENABLED=false beside the first, the same point read driven at each
- * in turn, 4 rounds of a quarter of a scenario's time, so that both meet the
- * same drift of a shared machine. The "metrics on" row's × ceiling is its
+ * METRICS_ENABLED=false beside the first (warmed up first, unmeasured), the
+ * same point read driven at each in turn, 4 rounds of a quarter of a
+ * scenario's time (at least 2 s), so that both meet the same drift of a
+ * shared machine. The "metrics on" row's × ceiling is its
  * req/s over the "metrics off" row's: ≥ 0.95 means metrics cost under 5%.
  */
 async function metricsCost(seeded: Seeded, auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
@@ -236,7 +246,9 @@ async function metricsCost(seeded: Seeded, auth: Record<string, string>, nestCei
     const offAuth = { ...auth, authorization: `Bearer ${token}` };
     const read = () => ({ path: `/api/v1/Item/${randomPartNo(seeded)}` });
     const rounds = 4;
-    const seconds = Math.max(1, Math.round(SECONDS / rounds));
+    const seconds = Math.max(2, Math.round(SECONDS / rounds));
+    // The second service is new: warm it up (JIT, pool, caches) as long as a round, unmeasured, like the first one's minutes of scenarios.
+    await drive('GET /Item/<partNo>, metrics off, warm-up (not counted)', PORTS.noMetrics, read, offAuth, seconds);
     const on: Row[] = [];
     const without: Row[] = [];
     for (let r = 0; r < rounds; r++) {
@@ -306,12 +318,19 @@ function randomPartNo(s: Seeded): number {
   return 1 + Math.floor(Math.random() * s.items);
 }
 
-async function drive(name: string, port: number, next: () => Record<string, unknown>, headers: Record<string, string> = {}, seconds = SECONDS): Promise<Row> {
+async function drive(
+  name: string,
+  port: number,
+  next: () => Record<string, unknown>,
+  headers: Record<string, string> = {},
+  seconds = SECONDS,
+  connections = CONNECTIONS,
+): Promise<Row> {
   const waited = await waitQuiet(DB_URL);
   if (waited > 1000) log(`waited ${(waited / 1000).toFixed(1)} s for the database to finish the previous scenario's statements`);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     headers,
     // A fresh request each time: reusing autocannon's previous one would carry a POST's

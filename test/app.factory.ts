@@ -90,6 +90,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     migrationsAtStart: true,
     metricsEnabled: true,
     shutdownDelayMs: 0,
+    txRetryBudgetMs: 2000,
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

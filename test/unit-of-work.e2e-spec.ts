@@ -2,7 +2,10 @@ import { Body, Controller, Module, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import request from 'supertest';
 import { Warehouse } from '../src/auth/auth.entities.js';
-import { Public } from '../src/auth/guards.js';
+import { Public, RequirePermission } from '../src/auth/guards.js';
+import { SecurityId } from '../src/auth/security-id.js';
+import { Idempotent } from '../src/idempotency/idempotency.js';
+import { IdempotencyModule } from '../src/idempotency/idempotency.module.js';
 import { TransactionRunner } from '../src/database/transactions.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
@@ -33,7 +36,40 @@ class TwoWritesController {
   }
 }
 
-@Module({ controllers: [TwoWritesController] })
+/** Attempts per warehouse number, across the retries of a request. */
+const attempts = new Map<number, number>();
+
+/**
+ * A keyed write whose first `failures` attempts meet a deadlock (errno 1213,
+ * as the driver reports it) after its first write: at the second `run`, or in
+ * a step before commit, where a Galera certification failure would come.
+ */
+@Controller('__unit/flaky')
+class FlakyController {
+  constructor(private readonly tx: TransactionRunner) {}
+
+  @Post()
+  @Idempotent()
+  @RequirePermission(SecurityId.PositiveAdjustment, 'probe')
+  async write(@Body() body: { wid: number; failures: number; at: 'run' | 'commit' }, @Req() req: Request) {
+    const attempt = (attempts.get(body.wid) ?? 0) + 1;
+    attempts.set(body.wid, attempt);
+    const deadlock = () => Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { errno: 1213, code: 'ER_LOCK_DEADLOCK' });
+    await this.tx.run((m) => m.insert(Warehouse, { wID: body.wid, name: `Flaky ${body.wid}`, nameKey: `flaky ${body.wid}`, created: new Date() }));
+    if (body.at === 'run') {
+      await this.tx.run(async () => {
+        if (attempt <= body.failures) throw deadlock();
+      });
+    } else {
+      req.unitOfWork!.beforeCommit.push(async () => {
+        if (attempt <= body.failures) throw deadlock();
+      });
+    }
+    return { attempt };
+  }
+}
+
+@Module({ imports: [IdempotencyModule], controllers: [TwoWritesController, FlakyController] })
 class TwoWritesModule {}
 
 const kind = testDatabaseKind();
@@ -81,6 +117,41 @@ describe(`the unit of work of a write request (${kind})`, () => {
     expect(res.status).toBe(500);
     expect(res.body.error).toBe('internal_error');
     expect(await names(521, 522)).toEqual([]);
+  });
+
+  describe('after a transient failure (a deadlock, a certification failure at commit)', () => {
+    const flaky = (body: object, key?: string) => {
+      const req = request(t.http).post('/api/v1/__unit/flaky').set('Authorization', client.bearer);
+      return (key ? req.set('Idempotency-Key', key) : req).send(body);
+    };
+
+    it.each(['run', 'commit'] as const)('runs the whole request again, from nothing, until it commits (failing at the %s)', async (at) => {
+      const wid = at === 'run' ? 601 : 602;
+      const res = await flaky({ wid, failures: 2, at });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { attempt: 3 } });
+      // The failed attempts' rows were rolled back: had they not been, the third insert of the same wID would have failed.
+      expect(await names(wid)).toEqual([`${wid} Flaky ${wid}`]);
+    });
+
+    it('claims the Idempotency-Key afresh on each attempt, stores the answer of the one that commits, and replays it', async () => {
+      const first = await flaky({ wid: 611, failures: 3, at: 'commit' }, 'flaky-611');
+      expect({ status: first.status, body: first.body }).toEqual({ status: 201, body: { attempt: 4 } });
+      const replay = await flaky({ wid: 611, failures: 3, at: 'commit' }, 'flaky-611');
+      expect({ status: replay.status, body: replay.body, replayed: replay.headers['idempotent-replayed'] }).toEqual({ status: 201, body: { attempt: 4 }, replayed: 'true' });
+      expect(attempts.get(611)).toBe(4);
+    });
+
+    it('answers 409 once the retry budget is spent, with nothing written and the key free for the client\'s retry', async () => {
+      const started = Date.now();
+      const res = await flaky({ wid: 621, failures: 1_000_000, at: 'commit' }, 'flaky-621');
+      expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: 'The request met concurrent changes and could not be completed; retry it.', details: null });
+      expect(Date.now() - started).toBeLessThan(t.config.txRetryBudgetMs + 2000);
+      expect(attempts.get(621)).toBeGreaterThan(3);
+      expect(await names(621)).toEqual([]);
+      // The same key and body, now that the contention is gone (the route fails only while attempts ≤ failures).
+      attempts.set(621, 1_000_000);
+      expect((await flaky({ wid: 621, failures: 1_000_000, at: 'commit' }, 'flaky-621')).status).toBe(201);
+    });
   });
 
   describe('when the Idempotency-Key answer cannot be stored', () => {

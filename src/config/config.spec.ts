@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       migrationsAtStart: true,
       metricsEnabled: true,
       shutdownDelayMs: 0,
+      txRetryBudgetMs: 2000,
     });
   });
 
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
       MIGRATIONS_AT_START: 'false',
       METRICS_ENABLED: '0',
       SHUTDOWN_DELAY_MS: '5000',
+      TX_RETRY_BUDGET_MS: '10000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -56,6 +58,7 @@ describe('loadConfig', () => {
       migrationsAtStart: false,
       metricsEnabled: false,
       shutdownDelayMs: 5000,
+      txRetryBudgetMs: 10000,
     });
   });
 
@@ -85,6 +88,7 @@ describe('loadConfig', () => {
     ['MIGRATIONS_AT_START', 'yes'],
     ['METRICS_ENABLED', 'on'],
     ['SHUTDOWN_DELAY_MS', '-1'],
+    ['TX_RETRY_BUDGET_MS', '60001'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

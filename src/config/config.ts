@@ -42,6 +42,8 @@ export class AppConfig {
   readonly metricsEnabled: boolean;
   /** After SIGTERM: how long the instance goes on serving, not ready, before it stops accepting connections. */
   readonly shutdownDelayMs: number;
+  /** How long a write may spend running its transaction again after transient failures (deadlocks, certification failures) before 409. */
+  readonly txRetryBudgetMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -65,6 +67,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsAtStart: boolean(env, 'MIGRATIONS_AT_START', true),
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+    txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', 2000, 0, 60_000),
   });
 }
 

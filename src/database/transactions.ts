@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
+import { AppConfig } from '../config/config.js';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { DomainError } from '../errors.js';
 import { Metrics, type RetryCause } from '../metrics/metrics.js';
@@ -11,7 +12,11 @@ export class TooMuchContention extends DomainError {
   }
 }
 
-const MAX_ATTEMPTS = 6;
+/** Default of TX_RETRY_BUDGET_MS: how long a write may spend retrying transient failures before the client gets 409. */
+export const DEFAULT_RETRY_BUDGET_MS = 2000;
+/** Full-jitter exponential backoff (AWS's "Exponential Backoff And Jitter"): attempt n sleeps a random time below min(CAP, BASE × 2^n). */
+const BACKOFF_BASE_MS = 5;
+const BACKOFF_CAP_MS = 250;
 
 /** A transaction begun and not yet ended: what a unit of work commits or rolls back once the request is done. */
 interface OpenTransaction {
@@ -27,8 +32,12 @@ interface Unit {
 
 /**
  * The one way a change is written (DECISIONS "Inventory"): a single
- * transaction, retried a bounded number of times on a deadlock, a lock wait
- * timeout or a busy database, and never shown to the client as a 500.
+ * transaction, run again on a transient failure (a deadlock, which on Galera
+ * includes a certification failure at COMMIT; a lock wait timeout; MySQL
+ * Group Replication's 3101; TiDB's write conflict 9007; a busy SQLite) with
+ * full-jitter exponential backoff for as long as the retry budget
+ * (TX_RETRY_BUDGET_MS) allows, and never shown to the client as a 500: once
+ * the budget is spent, TooMuchContention (409).
  *
  * A unit of work (`unit`) spans one write request: the first `run` inside it
  * begins the transaction, every later `run` joins it, and the unit commits it
@@ -56,10 +65,15 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly readCommitted = new WeakSet<object>();
   private readonly units = new AsyncLocalStorage<Unit>();
 
+  private readonly retryBudgetMs: number;
+
   constructor(
     private readonly dataSource: DataSource,
     @Optional() private readonly metrics?: Metrics,
-  ) {}
+    @Optional() config?: AppConfig,
+  ) {
+    this.retryBudgetMs = config?.txRetryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+  }
 
   get isMysql(): boolean {
     return this.dataSource.options.type === 'mysql';
@@ -77,14 +91,16 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Runs `work` in a transaction. Outside a unit of work the transaction
-   * commits when `work` resolves. Inside one, the first `run` begins the
-   * unit's transaction and leaves it open for the unit to commit; a later
-   * `run` joins it (and is not retried on its own: the unit fails as a whole).
+   * commits when `work` resolves, and a transient failure runs `work` again
+   * within the retry budget. Inside one, the first `run` begins the unit's
+   * transaction and leaves it open for the unit to commit; a later `run`
+   * joins it; a transient failure fails the unit, which runs again as a whole
+   * (`retrying`).
    */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const unit = this.units.getStore();
     if (unit?.open) return work(unit.open.manager);
-    for (let attempt = 1; ; attempt++) {
+    const once = async () => {
       let tx: OpenTransaction | undefined;
       try {
         tx = await this.begin();
@@ -94,23 +110,46 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         return result;
       } catch (error) {
         await tx?.rollback();
+        throw error;
+      }
+    };
+    return unit ? once() : this.retrying(once);
+  }
+
+  /**
+   * Runs `attempt` until it succeeds, fails for good, or meets transient
+   * failures for longer than the retry budget: between attempts a random
+   * pause below min(250 ms, 5 ms × 2^n) (full jitter, so that writers who
+   * collided do not collide again in step). An attempt must leave nothing
+   * behind when it fails (its transaction rolled back). Each transient
+   * failure is counted in the metrics; when the budget is spent the client
+   * gets TooMuchContention (409), never the driver's error.
+   */
+  async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let n = 0; ; n++) {
+      try {
+        return await attempt();
+      } catch (error) {
         const cause = transientCause(error);
         if (!cause) throw error;
         this.metrics?.retried(cause);
-        if (attempt >= MAX_ATTEMPTS) throw new TooMuchContention();
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+        const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
+        if (Date.now() - started + pause > this.retryBudgetMs) throw new TooMuchContention();
+        await new Promise((r) => setTimeout(r, pause));
       }
     }
   }
 
   /**
-   * One unit of work: `handler` runs with the unit as its context; then, in
-   * the transaction its writes began, the steps of `beforeCommit` (which the
-   * handler may still add to) write what must commit with them, in order, and
-   * the transaction commits. If nothing in `handler` began a transaction, the
-   * steps (if any) get one of their own. On any failure everything is rolled
-   * back and the error is passed on (a deadlock at this stage as
-   * TooMuchContention, which asks the client to retry).
+   * One attempt of a unit of work: `handler` runs with the unit as its
+   * context; then, in the transaction its writes began, the steps of
+   * `beforeCommit` (which the handler may still add to) write what must
+   * commit with them, in order, and the transaction commits. If nothing in
+   * `handler` began a transaction, the steps (if any) get one of their own.
+   * On any failure everything is rolled back and the error is passed on as it
+   * is: the caller (the HTTP unit of work) runs a unit that met a transient
+   * failure again, as a whole, through `retrying`.
    */
   async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(manager: EntityManager, result: T) => Promise<void>> = []): Promise<T> {
     const unit: Unit = {};
@@ -128,9 +167,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       return result;
     } catch (error) {
       await unit.open?.rollback();
-      const cause = transientCause(error);
-      if (cause) this.metrics?.retried(cause);
-      throw cause ? new TooMuchContention() : error;
+      throw error;
     }
   }
 
@@ -245,7 +282,11 @@ function ended(
   };
 }
 
-/** Deadlock (1213), lock wait timeout (1205), or SQLite busy/locked: worth running the transaction again. */
+/**
+ * Deadlock (1213, also Galera's certification failure), lock wait timeout
+ * (1205), MySQL Group Replication's rollback (3101), TiDB's write conflict
+ * (9007), or SQLite busy/locked: worth running the transaction again.
+ */
 export function isTransient(error: unknown): boolean {
   return transientCause(error) !== null;
 }
@@ -256,5 +297,7 @@ export function transientCause(error: unknown): RetryCause | null {
   if (!e) return null;
   if (e.errno === 1213) return 'deadlock';
   if (e.errno === 1205) return 'lock_wait_timeout';
+  if (e.errno === 3101) return 'group_replication';
+  if (e.errno === 9007) return 'write_conflict';
   return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
 }

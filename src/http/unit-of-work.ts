@@ -24,7 +24,12 @@ declare module 'express-serve-static-core' {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Every write request is one unit of work (TransactionRunner.unit): the
+ * Every write request is one unit of work (TransactionRunner.unit), run
+ * again as a whole after a transient failure (a deadlock, a Galera
+ * certification failure at COMMIT, a lock wait timeout) for as long as the
+ * retry budget allows (TransactionRunner.retrying): everything the failed
+ * attempt wrote was rolled back and its claimed Idempotency-Key freed, so the
+ * next attempt starts from nothing, reads anew and decides anew. The
  * transaction its service begins is the one that the request's other writes
  * join (the stored Idempotency-Key answer now, an outbox event next), and it
  * commits only once the route has produced its answer, before that answer is
@@ -39,15 +44,19 @@ export class UnitOfWorkInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
     if (READS.has(req.method)) return next.handle();
-    const unit: RequestUnitOfWork = { beforeCommit: [], afterRollback: [] };
-    req.unitOfWork = unit;
-    // The handler is called inside the unit (Nest binds it to the async context of `handle()`).
-    const done = this.tx.unit(() => lastValueFrom(next.handle(), { defaultValue: undefined }), unit.beforeCommit);
-    return from(
-      done.catch(async (error: unknown) => {
+    // One attempt: a fresh unit, and the route (with the interceptors inside this one, e.g. the
+    // Idempotency-Key's claim) called anew: each subscription to `handle()` calls it again, inside
+    // the unit (Nest binds it to the async context of `handle()`).
+    const attempt = async () => {
+      const unit: RequestUnitOfWork = { beforeCommit: [], afterRollback: [] };
+      req.unitOfWork = unit;
+      try {
+        return await this.tx.unit(() => lastValueFrom(next.handle(), { defaultValue: undefined }), unit.beforeCommit);
+      } catch (error) {
         for (const step of unit.afterRollback) await step().catch(() => undefined);
         throw error;
-      }),
-    );
+      }
+    };
+    return from(this.tx.retrying(attempt));
   }
 }

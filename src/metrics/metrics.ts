@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { DataSource } from 'typeorm';
 
 /** What a failed attempt of a transaction met, as `db_transaction_retries_total` labels it. */
-export type RetryCause = 'deadlock' | 'lock_wait_timeout' | 'busy';
+export type RetryCause = 'deadlock' | 'lock_wait_timeout' | 'group_replication' | 'write_conflict' | 'busy';
 
 /** The write routes whose committed answers count as stock operations, by route template. */
 const STOCK_OPERATIONS: Record<string, string> = {
