@@ -7,6 +7,7 @@ import { AppConfig } from './config/config.js';
 import { InventoryModule } from './inventory/inventory.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthController } from './health/health.controller.js';
 import { HttpModule } from './http/http.module.js';
 import { PaginationModule } from './pagination/pagination.module.js';
@@ -34,6 +35,7 @@ export class AppModule {
         AdminModule,
         CatalogModule,
         InventoryModule,
+        EventsModule,
         ...imports,
       ],
       controllers: [HealthController],

@@ -87,6 +87,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     redisKeyPrefix: defaultRedisKeyPrefix(database.target),
     logLevel: 'silent',
     listCursorSecret: defaultListCursorSecret(database.target),
+    eventsRetentionDays: 30,
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       redisKeyPrefix: `inventory:sqlite:${resolve('data/inventory.sqlite')}`,
       logLevel: 'info',
       listCursorSecret: defaultListCursorSecret({ type: 'sqlite', file: 'data/inventory.sqlite' }),
+      eventsRetentionDays: 30,
     });
   });
 
@@ -36,6 +37,7 @@ describe('loadConfig', () => {
       REDIS_KEY_PREFIX: 'erp-eu:inventory',
       LOG_LEVEL: 'WARN',
       LIST_CURSOR_SECRET: 'a-deployment-secret-of-some-length',
+      EVENTS_RETENTION_DAYS: '7',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -47,6 +49,7 @@ describe('loadConfig', () => {
       redisKeyPrefix: 'erp-eu:inventory',
       logLevel: 'warn',
       listCursorSecret: 'a-deployment-secret-of-some-length',
+      eventsRetentionDays: 7,
     });
   });
 
@@ -73,6 +76,7 @@ describe('loadConfig', () => {
     ['REDIS_KEY_PREFIX', 'x'.repeat(201)],
     ['LOG_LEVEL', 'loud'],
     ['LIST_CURSOR_SECRET', 'too-short'],
+    ['EVENTS_RETENTION_DAYS', '0'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

@@ -36,6 +36,8 @@ export class AppConfig {
   readonly logLevel: LogLevel;
   /** Keys the MAC of list cursors; the same for every instance of a deployment. */
   readonly listCursorSecret: string;
+  /** How long events stay in the feed, in days (EVENTS_RETENTION_DAYS). */
+  readonly eventsRetentionDays: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -56,6 +58,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisKeyPrefix: redisKeyPrefix(env, database),
     logLevel: logLevel(env),
     listCursorSecret: listCursorSecret(env, database),
+    eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
   });
 }
 
