@@ -30,7 +30,7 @@ describe(`the order of the event feed under concurrent writers (${testDatabaseKi
   });
 
   it('never shows a seq at or below one already passed, and every committed ledger row once', async () => {
-    const items = [];
+    const items: string[] = [];
     for (let i = 0; i < 4; i++) items.push((await givenItem(one, admin.bearer)).shortID);
     const WRITERS = 8;
     const ROUNDS = 12;

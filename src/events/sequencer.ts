@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { AppConfig } from '../config/config.js';
@@ -31,12 +31,12 @@ const DAY_MS = 24 * 3600 * 1000;
  *
  * A turn runs right after every transaction that recorded events commits
  * (TransactionRunner.afterCommit; calls during a turn make one more turn
- * after it), and every second as a sweeper, which also heals a crash between
- * a commit and its turn, and now and then prunes events older than
- * EVENTS_RETENTION_DAYS in small chunks.
+ * after it), and, in the service (`start`), every second as a sweeper, which
+ * also heals a crash between a commit and its turn, and now and then prunes
+ * events older than EVENTS_RETENTION_DAYS in small chunks.
  */
 @Injectable()
-export class EventSequencer implements OnApplicationBootstrap, OnModuleDestroy {
+export class EventSequencer implements OnModuleDestroy {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -50,7 +50,9 @@ export class EventSequencer implements OnApplicationBootstrap, OnModuleDestroy {
     @Optional() private readonly logger?: AppLogger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /** Starts the sweeper, with a turn at once (the service does, once it is up; the admin CLI does not). */
+  start(): void {
+    if (this.timer || this.stopped) return;
     this.timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.timer.unref();
     this.soon();

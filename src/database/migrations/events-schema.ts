@@ -13,8 +13,7 @@ export function eventsSchema(d: Dialect): string[] {
   const dt = d === 'mysql' ? 'datetime(3)' : 'datetime';
   const ascii = d === 'mysql' ? ' CHARACTER SET ascii COLLATE ascii_bin' : '';
   const table = d === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
-  const ix = (name: string, t: string, cols: string[], unique = false) =>
-    `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${q(name)} ON ${q(t)} (${cols.map(q).join(', ')})`;
+  const ix = (name: string, t: string, cols: string[]) => `CREATE INDEX ${q(name)} ON ${q(t)} (${cols.map(q).join(', ')})`;
   return [
     `CREATE TABLE ${q('event')} (
       ${q('eventNo')} ${id},
@@ -27,8 +26,10 @@ export function eventsSchema(d: Dialect): string[] {
       ${q('wid')} int NULL,
       ${q('toWid')} int NULL,
       ${q('data')} ${d === 'mysql' ? 'mediumtext' : 'text'} NOT NULL)${table}`,
-    // The feed (seq > after, in order); the claimer's rows still without one (seq IS NULL, by eventNo); pruning (oldest seqs).
-    ix('UQ_event_seq', 'event', ['seq'], true),
+    // The feed (seq > after, in order); the sequencer's rows still without one (seq IS NULL, by eventNo); pruning (oldest seqs).
+    // Not UNIQUE: seqs are unique by construction (one turn at a time), and InnoDB's duplicate check on a unique
+    // index would take next-key locks that the writers' inserts (seq NULL) could meet.
+    ix('IX_event_seq', 'event', ['seq']),
     // The claimer takes every row of a transaction it has seen (unitId), so that they get consecutive seqs.
     ix('IX_event_unitId', 'event', ['unitId']),
     `CREATE TABLE ${q('event_sequence')} (
