@@ -71,7 +71,11 @@ export class EventSequencer implements OnModuleDestroy {
       this.again = true;
       return;
     }
-    this.running = this.drain().finally(() => (this.running = null));
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      // A commit between the drain's last look and now asked for a turn that nobody took yet.
+      if (this.again) this.soon();
+    });
   }
 
   /** Resolves once no turn is in progress (tests). */
