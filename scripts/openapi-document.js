@@ -22,6 +22,7 @@ async function main(file) {
     logLevel: 'silent',
     // Nothing is paged here: any key serves.
     listCursorSecret: 'openapi-document',
+    eventsRetentionDays: 30,
   });
   const app = await createApp(config, { logger: pino({ level: 'silent' }), announce: () => undefined });
   try {

@@ -9,6 +9,7 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HttpModule } from './http/http.module.js';
 import { PaginationModule } from './pagination/pagination.module.js';
 import { RedisModule } from './redis/redis-link.js';
@@ -37,6 +38,7 @@ export class AppModule {
         CatalogModule,
         InventoryModule,
         HealthModule,
+        EventsModule,
         ...imports,
       ],
     };

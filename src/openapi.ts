@@ -21,6 +21,7 @@ export function setupOpenApi(app: INestApplication): void {
     .addTag('Token', 'OAuth 2.0 client credentials: bearer tokens for every other /api/v1 route')
     .addTag('Items', 'The item catalog: create, update, discontinue and look up items')
     .addTag('Inventory', 'Lots, stock levels, the ledger, and Receive / Move / Issue')
+    .addTag('Events', 'The feed of committed changes of stock and items, in commit order')
     .addTag('Health', 'Liveness and database check for load balancers and monitors')
     // Tokens are opaque (DECISIONS "Authentication"), not the JWT that addBearerAuth assumes by default.
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'Access token from POST /api/v1/Token' })

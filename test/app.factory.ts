@@ -91,6 +91,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     metricsEnabled: true,
     shutdownDelayMs: 0,
     txRetryBudgetMs: 2000,
+    eventsRetentionDays: 30,
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

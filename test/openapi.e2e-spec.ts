@@ -3,6 +3,7 @@ import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, type TestApp } from './app.factory.js';
 import { givenClient, givenWarehouses, type TestClient } from './support/auth.js';
 import { answerComponents, closedAnswers, departures, type Doc } from './support/openapi.js';
+import { sequenced } from './support/events.js';
 import { freePort } from './support/redis-process.js';
 
 /**
@@ -93,6 +94,11 @@ describe('the OpenAPI document against real answers', () => {
     expectDocumented('GET /api/v1/Inventory/StockLevels/{wid}', await as(request(http).get('/api/v1/Inventory/StockLevels/1')));
     expectDocumented('GET /api/v1/Inventory/Transactions', await as(request(http).get('/api/v1/Inventory/Transactions')));
     expectDocumented('DELETE /api/v1/Item/{item}', await as(request(http).delete('/api/v1/Item/DOC-1')));
+    // Every type of event, from the changes above.
+    await sequenced(t);
+    const events = await as(request(http).get('/api/v1/Events?limit=1000'));
+    expect(new Set(events.body.value.map((e: { type: string }) => e.type)).size).toBe(9);
+    expectDocumented('GET /api/v1/Events', events);
 
     // Every documented operation was called and matched.
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).sort();
@@ -117,6 +123,7 @@ describe('the OpenAPI document against real answers', () => {
     await fail('POST /api/v1/Item', await as(request(http).post('/api/v1/Item')).set('Content-Type', 'application/json').send('{"broken'), 400, 'bad_request');
     await fail('GET /api/v1/Item/All', await as(request(http).get('/api/v1/Item/All?page=0')), 400, 'validation_error');
     await fail('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/1?pageSize=x')), 400, 'validation_error');
+    await fail('GET /api/v1/Events', await as(request(http).get('/api/v1/Events?types=stock.sold')), 400, 'validation_error');
     const receive = { itemID: 'DOC-2', units: 1, wid: 1, reasonCode: 1 };
     await fail('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).set('Idempotency-Key', ' ').send(receive), 400, 'validation_error');
     await fail('POST /api/v1/Token', await request(http).post('/api/v1/Token').type('form').send({ grant_type: 'password' }), 400, 'unsupported_grant_type');
@@ -226,6 +233,7 @@ describe('the OpenAPI document against real answers', () => {
       'POST /api/v1/Inventory/Release': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Count': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Batch': ['200', ...writes].sort(),
+      'GET /api/v1/Events': reads,
     });
   });
 
@@ -238,6 +246,7 @@ describe('the OpenAPI document against real answers', () => {
     expect(types('/api/v1/Inventory/{wid}', 'get')).toMatchObject({ wid: 'integer', page: 'integer', pageSize: 'integer' });
     expect(types('/api/v1/Inventory/StockLevels/{wid}', 'get')).toMatchObject({ wid: 'integer', page: 'integer' });
     expect(types('/api/v1/Item', 'get')).toMatchObject({ page: 'integer', Category: 'integer' });
+    expect(types('/api/v1/Events', 'get')).toEqual({ after: 'integer', limit: 'integer', types: 'string' });
   });
 
   it('reports a departure when a field is missing, extra, mistyped or out of order, or an error code is not documented (the check itself can fail)', () => {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { CATALOG_ENTITIES } from './catalog.entities.js';
@@ -7,7 +8,7 @@ import { ItemsController } from './items.controller.js';
 import { ItemsService } from './items.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES), IdempotencyModule],
+  imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES), IdempotencyModule, EventsModule],
   controllers: [ItemsController],
   providers: [ItemsService, PageCursors],
   exports: [ItemsService],

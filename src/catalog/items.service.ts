@@ -8,12 +8,14 @@ import { addCounts, readCounts } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
+import { EventOutbox, type EventType } from '../events/outbox.js';
 import { shortIdProblem } from '../http/validators.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Item, ItemAlias } from './catalog.entities.js';
 import { type CreateItemDto, itemChanges, type UpdateItemDto } from './item.dto.js';
+import { toItemResponse } from './item.responses.js';
 
 export class ItemNotFound extends DomainError {
   constructor(what: string) {
@@ -73,6 +75,7 @@ export class ItemsService {
     @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
     private readonly tx: TransactionRunner,
     private readonly cursors: PageCursors,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -164,6 +167,7 @@ export class ItemsService {
       await this.tx.run(async (m) => {
         await m.insert(Item, item);
         await addCounts(m, [{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
+        await this.outbox.record(m, { type: 'item.created', data: toItemResponse(item) });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
@@ -172,21 +176,34 @@ export class ItemsService {
     return item;
   }
 
-  /** PUT /Item: only the fields sent change; `modified` moves only when something did. */
+  /**
+   * PUT /Item: only the fields sent change; `modified` moves only when
+   * something did. The event (item.discontinued for the update that
+   * discontinues it, else item.updated) carries the item as the transaction
+   * leaves it.
+   */
   async update(dto: UpdateItemDto): Promise<Item> {
     const item = await this.byShortId(dto.shortID);
     const changes = itemChanges(dto);
     const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
     if (changed.length) {
       const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
-      await this.tx.run(async (m) => {
-        if (set.discontinued === undefined) return m.update(Item, { partNo: item.partNo }, set);
-        // Counted only by the update that flips the flag: a concurrent one that flipped it first matches no row here.
-        const flipped = await m.update(Item, { partNo: item.partNo, discontinued: !set.discontinued }, set);
-        if (flipped.affected) return addCounts(m, [{ list: 'items', scope: 'active', by: set.discontinued ? -1 : 1 }]);
-        return m.update(Item, { partNo: item.partNo }, set);
+      const after = await this.tx.run(async (m) => {
+        let type: EventType = 'item.updated';
+        if (set.discontinued === undefined) await m.update(Item, { partNo: item.partNo }, set);
+        else {
+          // Counted only by the update that flips the flag: a concurrent one that flipped it first matches no row here.
+          const flipped = await m.update(Item, { partNo: item.partNo, discontinued: !set.discontinued }, set);
+          if (flipped.affected) {
+            await addCounts(m, [{ list: 'items', scope: 'active', by: set.discontinued ? -1 : 1 }]);
+            if (set.discontinued) type = 'item.discontinued';
+          } else await m.update(Item, { partNo: item.partNo }, set);
+        }
+        const row = await m.findOneByOrFail(Item, { partNo: item.partNo });
+        await this.outbox.record(m, { type, data: toItemResponse(row) });
+        return row;
       });
-      Object.assign(item, set);
+      Object.assign(item, after);
     }
     return item;
   }

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       metricsEnabled: true,
       shutdownDelayMs: 0,
       txRetryBudgetMs: 2000,
+      eventsRetentionDays: 30,
     });
   });
 
@@ -44,6 +45,7 @@ describe('loadConfig', () => {
       METRICS_ENABLED: '0',
       SHUTDOWN_DELAY_MS: '5000',
       TX_RETRY_BUDGET_MS: '10000',
+      EVENTS_RETENTION_DAYS: '7',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -59,6 +61,7 @@ describe('loadConfig', () => {
       metricsEnabled: false,
       shutdownDelayMs: 5000,
       txRetryBudgetMs: 10000,
+      eventsRetentionDays: 7,
     });
   });
 
@@ -89,6 +92,7 @@ describe('loadConfig', () => {
     ['METRICS_ENABLED', 'on'],
     ['SHUTDOWN_DELAY_MS', '-1'],
     ['TX_RETRY_BUDGET_MS', '60001'],
+    ['EVENTS_RETENTION_DAYS', '0'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

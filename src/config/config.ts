@@ -44,6 +44,8 @@ export class AppConfig {
   readonly shutdownDelayMs: number;
   /** How long a write may spend running its transaction again after transient failures (deadlocks, certification failures) before 409. */
   readonly txRetryBudgetMs: number;
+  /** How long events stay in the feed, in days (EVENTS_RETENTION_DAYS). */
+  readonly eventsRetentionDays: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -68,6 +70,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', 2000, 0, 60_000),
+    eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
   });
 }
 

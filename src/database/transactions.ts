@@ -64,6 +64,8 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   /** Pooled MySQL connections whose session is already READ COMMITTED. */
   private readonly readCommitted = new WeakSet<object>();
   private readonly units = new AsyncLocalStorage<Unit>();
+  /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
+  private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
 
   private readonly retryBudgetMs: number;
 
@@ -187,13 +189,53 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.units.getStore() !== undefined;
   }
 
+  /**
+   * Calls `step` once the transaction of `m` has committed (never when it
+   * rolls back), outside any unit of work, without waiting for it: what a
+   * change asks to be done only once it is visible to everyone (the outbox's
+   * events get their seq). A failing step is the step's own business.
+   */
+  afterCommit(m: EntityManager, step: () => void): void {
+    const steps = this.afterCommits.get(m);
+    if (steps) steps.push(step);
+    else this.afterCommits.set(m, [step]);
+  }
+
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */
   forUpdate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;
   }
 
-  private begin(): Promise<OpenTransaction> {
-    return this.isMysql ? this.beginMysql() : this.beginSqlite();
+  private async begin(): Promise<OpenTransaction> {
+    const tx = await (this.isMysql ? this.beginMysql() : this.beginSqlite());
+    return {
+      ...tx,
+      commit: async () => {
+        await tx.commit();
+        this.committed(tx.manager);
+      },
+      // A rolled-back transaction's steps are forgotten (SQLite's writer reuses its manager for the next one).
+      rollback: async () => {
+        this.afterCommits.delete(tx.manager);
+        await tx.rollback();
+      },
+    };
+  }
+
+  /** Runs the steps `afterCommit` registered for the transaction of `m`, outside the unit of work that committed it. */
+  private committed(m: EntityManager): void {
+    const steps = this.afterCommits.get(m);
+    if (!steps) return;
+    this.afterCommits.delete(m);
+    for (const step of steps) {
+      this.units.exit(() => {
+        try {
+          step();
+        } catch {
+          // The step reports its own failures; the commit stands.
+        }
+      });
+    }
   }
 
   /**

@@ -31,7 +31,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * attempt wrote was rolled back and its claimed Idempotency-Key freed, so the
  * next attempt starts from nothing, reads anew and decides anew. The
  * transaction its service begins is the one that the request's other writes
- * join (the stored Idempotency-Key answer now, an outbox event next), and it
+ * join (the services' outbox events, the stored Idempotency-Key answer), and it
  * commits only once the route has produced its answer, before that answer is
  * sent. Services know nothing of it: they call `TransactionRunner.run` as
  * they would anywhere (the admin CLI runs the same services outside a unit).

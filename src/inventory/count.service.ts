@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Item } from '../catalog/catalog.entities.js';
 import { type Caller, FORBIDDEN, Forbidden } from '../auth/caller.js';
 import { SecurityId } from '../auth/security-id.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { ValidationFailed } from '../errors.js';
+import { EventOutbox } from '../events/outbox.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import type { CountDto } from './inventory.dto.js';
 import { Lot } from './inventory.entities.js';
@@ -11,6 +14,7 @@ import { ItemDiscontinued } from './inventory.service.js';
 import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
 import { countFilter, planCount } from './pick.js';
 import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, writeLedger } from './stock-changes.js';
+import { recordStockEvent } from './stock-events.js';
 
 /**
  * POST /Inventory/Count, a stock-take: the matching in-stock lots (held ones
@@ -21,54 +25,64 @@ import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, writeLedger } fr
  */
 @Injectable()
 export class CountService {
-  constructor(private readonly tx: TransactionRunner) {}
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly outbox: EventOutbox,
+  ) {}
 
   async count(caller: Caller, dto: CountDto, requestKey: string | null = null): Promise<CountedResponseDto> {
     caller.assertWarehouses(dto.wid);
     return this.tx.run(async (m) => {
-      const item = await lockItem(this.tx, m, dto.itemID);
-      if (!item) throw new ValidationFailed({ itemID: [`itemID "${dto.itemID}" does not name an item`] });
-      const now = new Date();
-      const of = { shortId: item.shortID, wid: dto.wid };
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.counted > 0 ? dto.wid : undefined);
-      const lots = level ? await lockLots(this.tx, m, item.partNo, dto.wid, countFilter(dto)) : [];
-      const plan = planCount(lots, dto.counted, dto.expected, of);
-      // Which SecurityID the change needs is known only now, after the expected check (EXTENSIONS).
-      if ((plan.delta > 0 && !caller.can(SecurityId.PositiveAdjustment)) || (plan.delta < 0 && !caller.can(SecurityId.NegativeAdjustment))) {
-        throw new Forbidden(FORBIDDEN.permission);
-      }
-      const origin = { clientId: caller.clientId, requestKey };
-      const answer = (lots: CountedResponseDto['lots']): CountedResponseDto => ({ status: 'counted', before: plan.before, counted: dto.counted, delta: plan.delta, lots });
-
-      if (plan.delta > 0) {
-        if (item.discontinued) throw new ItemDiscontinued(item.shortID);
-        if (!withinDecimalMax(await itemTotal(m, item.partNo), plan.delta)) throw new StockLimitExceeded(item.shortID, null);
-        const lot = m.create(Lot, {
-          partNo: item.partNo, shortIdKey: item.shortIdKey, wID: dto.wid, spot: dto.spot ?? '', units: plan.delta, received: now, shipped: null,
-          serial: dto.serial ?? '', serial2: dto.serial2 ?? '', rFIDTag: dto.rfidTag ?? '', remark: dto.remark ?? '', hold: false,
-          jobID: 0, jobName: '', associate: '', active: true, netWeight: null, grossWeight: null, price: null, expires: null,
-          supplier: null, poLine: null, modified: now,
-        });
-        await m.insert(Lot, lot);
-        await adjustLevel(m, item, level, plan.delta, 0, now);
-        const row = { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: plan.delta };
-        await writeLedger(m, origin, 'count', item.partNo, dto, [row]);
-        return answer([{ recNo: lot.recNo, fromRecNo: null, units: plan.delta }]);
-      }
-      if (plan.take) {
-        const done = await applyPick(m, plan.take, { shipped: now, active: false }, now);
-        const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
-        await adjustLevel(m, item, level, plan.delta, -held, now);
-        await writeLedger(m, origin, 'count', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
-        return answer(done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: -t.units })));
-      }
-      // Equal: nothing changes but the ledger records the count, on the oldest matching lot (0 when none matched),
-      // as a row from that lot into itself: no lot is created or moved, so no list counter changes.
-      const spot = dto.spot ?? lots[0]?.spot ?? '';
-      await writeLedger(m, origin, 'count', item.partNo, dto, [
-        { recNo: lots[0]?.recNo ?? 0, fromRecNo: lots[0]?.recNo ?? 0, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
-      ]);
-      return answer([]);
+      const result = await this.apply(m, caller, dto, requestKey);
+      await recordStockEvent(this.outbox, m, { type: 'stock.counted', item: result.item, dto, clientId: caller.clientId, answer: result.answer });
+      return result.answer;
     });
+  }
+
+  /** The count's writes, in the caller's transaction: the item and the answer. */
+  private async apply(m: EntityManager, caller: Caller, dto: CountDto, requestKey: string | null): Promise<{ item: Item; answer: CountedResponseDto }> {
+    const item = await lockItem(this.tx, m, dto.itemID);
+    if (!item) throw new ValidationFailed({ itemID: [`itemID "${dto.itemID}" does not name an item`] });
+    const now = new Date();
+    const of = { shortId: item.shortID, wid: dto.wid };
+    const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.counted > 0 ? dto.wid : undefined);
+    const lots = level ? await lockLots(this.tx, m, item.partNo, dto.wid, countFilter(dto)) : [];
+    const plan = planCount(lots, dto.counted, dto.expected, of);
+    // Which SecurityID the change needs is known only now, after the expected check (EXTENSIONS).
+    if ((plan.delta > 0 && !caller.can(SecurityId.PositiveAdjustment)) || (plan.delta < 0 && !caller.can(SecurityId.NegativeAdjustment))) {
+      throw new Forbidden(FORBIDDEN.permission);
+    }
+    const origin = { clientId: caller.clientId, requestKey };
+    const answer = (lots: CountedResponseDto['lots']) => ({ item, answer: { status: 'counted' as const, before: plan.before, counted: dto.counted, delta: plan.delta, lots } });
+
+    if (plan.delta > 0) {
+      if (item.discontinued) throw new ItemDiscontinued(item.shortID);
+      if (!withinDecimalMax(await itemTotal(m, item.partNo), plan.delta)) throw new StockLimitExceeded(item.shortID, null);
+      const lot = m.create(Lot, {
+        partNo: item.partNo, shortIdKey: item.shortIdKey, wID: dto.wid, spot: dto.spot ?? '', units: plan.delta, received: now, shipped: null,
+        serial: dto.serial ?? '', serial2: dto.serial2 ?? '', rFIDTag: dto.rfidTag ?? '', remark: dto.remark ?? '', hold: false,
+        jobID: 0, jobName: '', associate: '', active: true, netWeight: null, grossWeight: null, price: null, expires: null,
+        supplier: null, poLine: null, modified: now,
+      });
+      await m.insert(Lot, lot);
+      await adjustLevel(m, item, level, plan.delta, 0, now);
+      const row = { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: plan.delta };
+      await writeLedger(m, origin, 'count', item.partNo, dto, [row]);
+      return answer([{ recNo: lot.recNo, fromRecNo: null, units: plan.delta }]);
+    }
+    if (plan.take) {
+      const done = await applyPick(m, plan.take, { shipped: now, active: false }, now);
+      const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
+      await adjustLevel(m, item, level, plan.delta, -held, now);
+      await writeLedger(m, origin, 'count', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
+      return answer(done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: -t.units })));
+    }
+    // Equal: nothing changes but the ledger records the count, on the oldest matching lot (0 when none matched),
+    // as a row from that lot into itself: no lot is created or moved, so no list counter changes.
+    const spot = dto.spot ?? lots[0]?.spot ?? '';
+    await writeLedger(m, origin, 'count', item.partNo, dto, [
+      { recNo: lots[0]?.recNo ?? 0, fromRecNo: lots[0]?.recNo ?? 0, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
+    ]);
+    return answer([]);
   }
 }

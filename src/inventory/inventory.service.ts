@@ -6,6 +6,7 @@ import { caseKey } from '../database/case-key.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
+import { EventOutbox } from '../events/outbox.js';
 import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
   type IssuedLotResponseDto,
@@ -21,6 +22,7 @@ import { Lot } from './inventory.entities.js';
 import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
 import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
+import { recordStockEvent } from './stock-events.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 export class ItemDiscontinued extends DomainError {
@@ -40,6 +42,7 @@ export class InventoryService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly warehouseNames: WarehouseNames,
+    private readonly outbox: EventOutbox,
   ) {}
 
   async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceivedResponseDto> {
@@ -82,6 +85,7 @@ export class InventoryService {
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
       const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
+      await recordStockEvent(this.outbox, m, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result });
       return result;
     });
   }
@@ -99,6 +103,7 @@ export class InventoryService {
       await adjustLevel(m, item, level, -dto.units, 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
+      await recordStockEvent(this.outbox, m, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result });
       return result;
     });
   }
@@ -129,6 +134,7 @@ export class InventoryService {
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
       const lots = done.map((t): MovedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
       const result: MovedResponseDto = { status: 'moved', units: dto.units, lots };
+      await recordStockEvent(this.outbox, m, { type: 'stock.moved', item, dto, clientId: caller.clientId, answer: result });
       return result;
     });
   }
@@ -155,7 +161,9 @@ export class InventoryService {
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
       await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
-      return hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
+      const result = hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
+      await recordStockEvent(this.outbox, m, { type: hold ? 'stock.held' : 'stock.released', item, dto, clientId: caller.clientId, answer: result });
+      return result;
     });
   }
 

@@ -1,6 +1,6 @@
 import { testDatabaseKind, type TestDatabase } from '../app.factory.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, succeeded, type Target, verify } from './workload.js';
+import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, succeeded, type Target, verify, verifyFeed } from './workload.js';
 
 /**
  * Crash safety: the built service takes concurrent Receive / Issue / Move
@@ -8,7 +8,9 @@ import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type Lo
  * the middle of them. After a restart, every request that got no answer is
  * retried with its key, as a client would. Then the database must hold
  * exactly what the clients were told: every 2xx once in the ledger, nothing
- * else, and the stock equal to the sum of the answers.
+ * else, and the stock equal to the sum of the answers; and the event feed
+ * must hold exactly one event per committed operation, in seqs 1, 2, 3, …
+ * (nothing committed missing, nothing rolled back in it).
  */
 const WORKERS = 8;
 const ITEMS = ['CRASH-A', 'CRASH-B', 'CRASH-C', 'CRASH-D'];
@@ -84,6 +86,8 @@ describe(`crash safety on ${testDatabaseKind()}`, () => {
     );
     expectExact(verdict);
     expectSettled(log);
+    const feed = await verifyFeed(restarted, db.target);
+    expect({ ...feed, events: feed.events > 0 }).toEqual({ events: true, outOfOrder: [], withoutEvent: [], withoutLedgerRow: [] });
     expect(verdict.succeeded).toBeGreaterThanOrEqual(200);
   });
 });

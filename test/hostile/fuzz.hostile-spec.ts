@@ -315,6 +315,15 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
     get('GET /Inventory/StockLevels', at('Inventory/StockLevels'), query([])),
     get('GET /Inventory/StockLevels/<wid>', fc.oneof(wid.map(String), pathSegment).map((p) => `/api/v1/Inventory/StockLevels/${p}`), query([])),
     get('GET /Inventory/Transactions', at('Inventory/Transactions'), query(['itemID'], { itemID: validShortId })),
+    get(
+      'GET /Events',
+      at('Events'),
+      query(['after', 'limit', 'types'], {
+        after: fc.integer({ min: 0, max: 50 }),
+        limit: fc.integer({ min: 1, max: 1000 }),
+        types: fc.constantFrom('stock.*', 'item.*', 'stock.received,item.created', 'stock.sold', 'stock.*,'),
+      }),
+    ),
     send('POST /Inventory/Receive', 'POST', at('Inventory/Receive'), body({
       ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, grossWeight: units, price: units,
       expires: fc.constantFrom('2030-01-01', '2030-01-01T10:00:00Z'), supplier: smallInt, line: smallInt, jobid: smallInt, hold: fc.boolean(),

@@ -1,7 +1,7 @@
 import type { TestDatabase } from '../app.factory.js';
 import type { TestClient } from '../support/auth.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify } from './workload.js';
+import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify, verifyFeed } from './workload.js';
 
 /**
  * Three instances of the built service on one MariaDB database and one Redis,
@@ -96,6 +96,9 @@ describe('several instances on one MariaDB and Redis', () => {
     // Every write ended done or refused for the client's own reason (not enough stock), and no answer was a 5xx.
     expectSettled(log);
     expect(verdict.succeeded).toBeGreaterThan(WRITES / 2);
+    // The feed, as the first instance serves it: one event per committed operation, seqs 1, 2, 3, … (EXTENSIONS "Events").
+    const feed = await verifyFeed(targets[0], db.target);
+    expect({ ...feed, events: feed.events > 0 }).toEqual({ events: true, outOfOrder: [], withoutEvent: [], withoutLedgerRow: [] });
   });
 
   it('counts one client\'s rate limit across all instances through Redis', async () => {

@@ -62,7 +62,7 @@ export interface Route {
   send: (t: TestApp, bearer: string, f: Fixture) => request.Test;
 }
 
-/** Every route of spec "Permissions and scope per action" (and the Transactions extension). */
+/** Every route of spec "Permissions and scope per action" (and the extensions: Transactions, Hold, Release, Count, Batch, Events). */
 export const ROUTES: Route[] = [
   { name: 'GET /Item', op: 'get /api/v1/Item', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Item') },
   { name: 'GET /Item?key=', op: 'get /api/v1/Item', permission: SecurityId.ItemMasterList, send: (t, b, f) => get(t, b, `Item?key=${f.shortID}`) },
@@ -74,6 +74,7 @@ export const ROUTES: Route[] = [
   { name: 'GET /Inventory/StockLevels', op: 'get /api/v1/Inventory/StockLevels', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/StockLevels') },
   { name: 'GET /Inventory/StockLevels/<wid>', op: 'get /api/v1/Inventory/StockLevels/{wid}', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/StockLevels/1') },
   { name: 'GET /Inventory/Transactions', op: 'get /api/v1/Inventory/Transactions', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/Transactions') },
+  { name: 'GET /Events', op: 'get /api/v1/Events', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Events?types=stock.*') },
   {
     name: 'POST /Inventory/Receive', op: 'post /api/v1/Inventory/Receive', permission: SecurityId.PositiveAdjustment,
     send: (t, b, f) => post(t, b, 'Inventory/Receive', { itemID: f.shortID, units: 1, wid: 1, reasonCode: 1 }),
@@ -160,6 +161,8 @@ export const TAMPERED: Array<[method: 'patch' | 'put' | 'delete' | 'post' | 'get
   ['delete', '/api/v1/Inventory/1'],
   ['put', '/api/v1/Inventory/StockLevels/1'],
   ['delete', '/api/v1/Token'],
+  ['post', '/api/v1/Events'],
+  ['delete', '/api/v1/Events'],
   ['post', '/health'],
 ];
 

@@ -313,3 +313,71 @@ export function expectExact(verdict: Verdict): void {
 
 /** Resolves after `ms`. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface FeedVerdict {
+  /** Events read by following `next` from 0 on the service. */
+  events: number;
+  /** Seqs that were not 1, 2, 3, … in the order read, or read twice. */
+  outOfOrder: string[];
+  /** (operation, recNo) of ledger rows without their event, and of events without their ledger row. */
+  withoutEvent: string[];
+  withoutLedgerRow: string[];
+}
+
+/**
+ * The event feed against the ledger, once every committed event has its seq
+ * (the service's sweeper publishes what a killed instance left within a
+ * second): the whole feed read by `next` must be seqs 1, 2, 3, … once each,
+ * and its stock events must name exactly the ledger's rows, each once (an
+ * event's lots are its operation's ledger rows; a Receive's, its one lot).
+ * Item events are left out: the workload creates its items before it starts.
+ */
+export async function verifyFeed(service: Target, target: DatabaseTarget): Promise<FeedVerdict> {
+  const db = new DataSource(dataSourceOptions(target));
+  await db.initialize();
+  try {
+    const deadline = Date.now() + 10_000;
+    while ((await db.query('SELECT COUNT(*) AS n FROM event WHERE seq IS NULL'))[0].n > 0 && Date.now() < deadline) await sleep(100);
+    const events: Array<{ seq: number; type: string; data: { recNo?: number; lots?: Array<{ recNo: number }> } }> = [];
+    for (let next = 0; ; ) {
+      const res = await fetch(`${service.url}/api/v1/Events?after=${next}&limit=1000`, { headers: { Authorization: `Bearer ${service.token}` } });
+      if (res.status !== 200) throw new Error(`events: ${res.status} ${await res.text()}`);
+      const page = (await res.json()) as { value: typeof events; next: number; hasMore: boolean };
+      events.push(...page.value);
+      next = page.next;
+      if (!page.hasMore) break;
+    }
+    const outOfOrder = events.flatMap((e, i) => (e.seq === i + 1 ? [] : [`#${i + 1} has seq ${e.seq}`]));
+    const fromEvents = events.flatMap((e) => {
+      if (!e.type.startsWith('stock.')) return [];
+      const operation = LEDGER_OPERATION[e.type];
+      return (e.data.lots?.map((l) => l.recNo) ?? [e.data.recNo]).map((recNo) => `${operation} ${recNo}`);
+    });
+    const rows: Array<{ operation: string; recNo: number }> = await db.query('SELECT operation, recNo FROM ledger_entry');
+    const fromLedger = rows.map((r) => `${r.operation} ${Number(r.recNo)}`);
+    return { events: events.length, outOfOrder, withoutEvent: missingFrom(fromLedger, fromEvents), withoutLedgerRow: missingFrom(fromEvents, fromLedger) };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The ledger's operation of each stock event type (a Count of no change has no lot to name: the workload sends none). */
+const LEDGER_OPERATION: Record<string, string> = {
+  'stock.received': 'receive',
+  'stock.issued': 'issue',
+  'stock.moved': 'move',
+  'stock.held': 'hold',
+  'stock.released': 'release',
+  'stock.counted': 'count',
+};
+
+/** What `a` holds more often than `b` (multisets). */
+function missingFrom(a: string[], b: string[]): string[] {
+  const left = new Map<string, number>();
+  for (const x of b) left.set(x, (left.get(x) ?? 0) + 1);
+  return a.filter((x) => {
+    const n = left.get(x) ?? 0;
+    if (n) left.set(x, n - 1);
+    return !n;
+  });
+}

@@ -8,6 +8,7 @@ import { LargeResponses1763806300000 } from './1763806300000-LargeResponses.js';
 import { TokenGeneration1763806500000 } from './1763806500000-TokenGeneration.js';
 import { ListCounters1763807000000 } from './1763807000000-ListCounters.js';
 import { SortIndexes1763807500000 } from './1763807500000-SortIndexes.js';
+import { Events1763808000000 } from './1763808000000-Events.js';
 /** MySQL / MariaDB migrations, oldest first. */
 export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Auth1763802000000,
@@ -19,4 +20,5 @@ export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   TokenGeneration1763806500000,
   ListCounters1763807000000,
   SortIndexes1763807500000,
+  Events1763808000000,
 ];

@@ -7,6 +7,7 @@ import { NfkcKeys1763806000000 } from './1763806000000-NfkcKeys.js';
 import { TokenGeneration1763806500000 } from './1763806500000-TokenGeneration.js';
 import { ListCounters1763807000000 } from './1763807000000-ListCounters.js';
 import { SortIndexes1763807500000 } from './1763807500000-SortIndexes.js';
+import { Events1763808000000 } from './1763808000000-Events.js';
 /** SQLite migrations, oldest first. */
 export const SQLITE_MIGRATIONS: Array<new () => MigrationInterface> = [
   Auth1763802000000,
@@ -17,4 +18,5 @@ export const SQLITE_MIGRATIONS: Array<new () => MigrationInterface> = [
   TokenGeneration1763806500000,
   ListCounters1763807000000,
   SortIndexes1763807500000,
+  Events1763808000000,
 ];

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../database/transactions.js';
+import { OutboxEvent } from './events.entities.js';
+import { EventSequencer } from './sequencer.js';
+
+/** EXTENSIONS "Events": every kind of committed change an event describes. */
+export const EVENT_TYPES = [
+  'stock.received',
+  'stock.issued',
+  'stock.moved',
+  'stock.held',
+  'stock.released',
+  'stock.counted',
+  'item.created',
+  'item.updated',
+  'item.discontinued',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A change as its service describes it: the type, the body's `data`, and for a stock change the warehouses it touched. */
+export interface DomainEvent {
+  type: EventType;
+  data: object;
+  /** The warehouse of a stock change, and a Move's destination when it is another; none for an item change. */
+  wid?: number;
+  toWid?: number;
+}
+
+/**
+ * The transactional outbox: a service hands its change's event to `record`
+ * inside the change's own transaction, so the event commits exactly when the
+ * change does and a rollback leaves none. The row has no seq yet; once the
+ * transaction has committed, the sequencer gives its events the next seqs,
+ * consecutive and in the order they were recorded (a batch: its operations'
+ * order).
+ */
+@Injectable()
+export class EventOutbox {
+  /** The transactions (by manager) that have recorded events: their unitId and the next position. */
+  private readonly units = new WeakMap<EntityManager, { unitId: string; next: number }>();
+
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly sequencer: EventSequencer,
+  ) {}
+
+  async record(m: EntityManager, event: DomainEvent): Promise<void> {
+    let unit = this.units.get(m);
+    if (!unit) {
+      unit = { unitId: randomUUID(), next: 0 };
+      this.units.set(m, unit);
+      this.tx.afterCommit(m, () => this.sequencer.soon());
+    }
+    await m.insert(OutboxEvent, {
+      id: randomUUID(),
+      seq: null,
+      unitId: unit.unitId,
+      pos: unit.next++,
+      type: event.type,
+      occurred: new Date(),
+      wid: event.wid ?? null,
+      toWid: event.toWid ?? null,
+      data: JSON.stringify(event.data),
+    });
+  }
+}

@@ -1,0 +1,169 @@
+import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { AppConfig } from '../config/config.js';
+import { TransactionRunner } from '../database/transactions.js';
+import { AppLogger } from '../http/logger.js';
+import { EventSequence, OutboxEvent } from './events.entities.js';
+
+/** Rows one turn takes at most (plus the rest of the transactions it has started on). */
+export const CLAIM_ROWS = 500;
+/** The sweeper's period: how late an event can be in the feed if the turn after its commit was lost (a crash). */
+const SWEEP_MS = 1000;
+/** Pruning: how often, and how many rows a statement deletes (small, so a delete never holds locks for long). */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_ROWS = 1000;
+const PRUNE_STATEMENTS = 50;
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Gives committed events their `seq`, the feed's order (EXTENSIONS "Events";
+ * the argument is in docs/architecture.md, "Events and their order").
+ *
+ * Writers insert their events with seq NULL and never wait for one another
+ * here. A turn of the sequencer runs in a transaction of its own that first
+ * locks the one `event_sequence` row, then reads the events committed without
+ * a seq, gives them lastSeq + 1, + 2, … (a transaction's events together, in
+ * their order) and stores the new lastSeq; its commit publishes them all at
+ * once. Turns are serialised by the row lock across every instance, so the
+ * seqs visible at any moment are exactly 1 … lastSeq (less what was pruned):
+ * a seq once read past is never filled in later.
+ *
+ * A turn runs right after every transaction that recorded events commits
+ * (TransactionRunner.afterCommit; calls during a turn make one more turn
+ * after it), and, in the service (`start`), every second as a sweeper, which
+ * also heals a crash between a commit and its turn, and now and then prunes
+ * events older than EVENTS_RETENTION_DAYS in small chunks.
+ */
+@Injectable()
+export class EventSequencer implements OnModuleDestroy {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly config: AppConfig,
+    @InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>,
+    @Optional() private readonly logger?: AppLogger,
+  ) {}
+
+  /** Starts the sweeper, with a turn at once (the service does, once it is up; the admin CLI does not). */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.timer.unref();
+    this.soon();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** A turn as soon as possible: at once, or right after the turn in progress. Never fails: a failed turn is logged and left to the sweeper. */
+  soon(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      // A commit between the drain's last look and now asked for a turn that nobody took yet.
+      if (this.again) this.soon();
+    });
+  }
+
+  /** Resolves once no turn is in progress (tests). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while ((await this.claim()) >= CLAIM_ROWS && !this.stopped);
+      } catch (error) {
+        this.logger?.log.error({ err: error }, 'events: giving seqs to committed events failed; the sweeper tries again');
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** One turn (see the class); how many rows it started from. */
+  async claim(): Promise<number> {
+    return this.tx.run(async (m) => {
+      const sequence = await this.tx.forUpdate(m.createQueryBuilder(EventSequence, 's').where('s.id = 1')).getOneOrFail();
+      const seen = await this.unsequenced(m).orderBy('e.eventNo', 'ASC').limit(CLAIM_ROWS).getMany();
+      if (!seen.length) return 0;
+      // Every row of each transaction seen (they committed together), so that its events take consecutive seqs.
+      const unitIds = [...new Set(seen.map((e) => e.unitId))];
+      const rows = await this.unsequenced(m).andWhere('e.unitId IN (:...unitIds)', { unitIds }).getMany();
+      const firstOf = new Map<string, number>();
+      for (const e of rows) firstOf.set(e.unitId, Math.min(firstOf.get(e.unitId) ?? Infinity, e.eventNo));
+      rows.sort((a, b) => firstOf.get(a.unitId)! - firstOf.get(b.unitId)! || a.pos - b.pos);
+      let seq = sequence.lastSeq;
+      for (let i = 0; i < rows.length; i += CLAIM_ROWS) {
+        const chunk = rows.slice(i, i + CLAIM_ROWS);
+        const cases = chunk.flatMap((e) => [e.eventNo, ++seq]);
+        await m.query(
+          `UPDATE event SET seq = CASE eventNo ${chunk.map(() => 'WHEN ? THEN ?').join(' ')} END WHERE eventNo IN (${chunk.map(() => '?').join(', ')})`,
+          [...cases, ...chunk.map((e) => e.eventNo)],
+        );
+      }
+      await m.update(EventSequence, { id: 1 }, { lastSeq: seq });
+      return seen.length;
+    });
+  }
+
+  /**
+   * Deletes the events older than EVENTS_RETENTION_DAYS, oldest seq first,
+   * at most PRUNE_ROWS per statement; stops at the first younger one. Returns
+   * how many were deleted.
+   */
+  async prune(now = new Date()): Promise<number> {
+    const cutoff = now.getTime() - this.config.eventsRetentionDays * DAY_MS;
+    let deleted = 0;
+    for (let i = 0; i < PRUNE_STATEMENTS && !this.stopped; i++) {
+      const oldest = await this.events
+        .createQueryBuilder('e')
+        .select(['e.eventNo', 'e.seq', 'e.occurred'])
+        .where('e.seq IS NOT NULL')
+        .orderBy('e.seq', 'ASC')
+        .limit(PRUNE_ROWS)
+        .getMany();
+      const young = oldest.findIndex((e) => e.occurred.getTime() >= cutoff);
+      const old = young < 0 ? oldest : oldest.slice(0, young);
+      if (!old.length) break;
+      await this.tx.run((m) =>
+        m.createQueryBuilder().delete().from(OutboxEvent).where('seq >= :first AND seq <= :last', { first: old[0].seq, last: old[old.length - 1].seq }).execute(),
+      );
+      deleted += old.length;
+      if (young >= 0) break;
+    }
+    return deleted;
+  }
+
+  private unsequenced(m: EntityManager) {
+    return m.createQueryBuilder(OutboxEvent, 'e').select(['e.eventNo', 'e.unitId', 'e.pos']).where('e.seq IS NULL');
+  }
+
+  /** Every second: a turn when a committed event waits for its seq (a cheap read first), and pruning when it is due. */
+  private async sweep(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (!this.running && (await this.events.createQueryBuilder('e').select('e.eventNo').where('e.seq IS NULL').limit(1).getRawOne())) this.soon();
+      if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        const deleted = await this.prune();
+        if (deleted) this.logger?.log.info({ deleted }, 'events: pruned events older than EVENTS_RETENTION_DAYS');
+      }
+    } catch (error) {
+      this.logger?.log.warn({ err: error }, 'events: the sweep failed; it runs again in a second');
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { type EntityManager, In } from 'typeorm';
+import type { Item } from '../catalog/catalog.entities.js';
+import type { EventOutbox, EventType } from '../events/outbox.js';
+import { subtractDecimal } from '../quantity.js';
+import { StockLevel } from './inventory.entities.js';
+
+/** A committed stock change as its event tells it (EXTENSIONS "Events"). */
+export interface StockChange {
+  type: Extract<EventType, `stock.${string}`>;
+  item: Pick<Item, 'partNo' | 'shortID'>;
+  /** The request: its warehouse(s), and the reasonCode and reference it was sent with. */
+  dto: { wid: number; shipToWid?: number; reasonCode?: number; reference?: string };
+  clientId: string;
+  /** The operation's answer, which the event's data starts with. */
+  answer: object;
+}
+
+/**
+ * Records the event of a stock change in its transaction, after its writes:
+ * the answer, then the item, reasonCode, reference, client and the item's
+ * stock level in each warehouse the operation touched, as it is now (a
+ * warehouse without a stock_level row has nothing: zeros).
+ */
+export async function recordStockEvent(outbox: EventOutbox, m: EntityManager, change: StockChange): Promise<void> {
+  const { item, dto } = change;
+  const toWid = dto.shipToWid !== undefined && dto.shipToWid !== dto.wid ? dto.shipToWid : undefined;
+  const wids = toWid === undefined ? [dto.wid] : [dto.wid, toWid].sort((a, b) => a - b);
+  const rows = new Map((await m.find(StockLevel, { where: { partNo: item.partNo, wID: In(wids) } })).map((l) => [l.wID, l]));
+  const levels = wids.map((wid) => {
+    const level = rows.get(wid);
+    return { wid, inStock: level?.inStock ?? 0, onHold: level?.onHold ?? 0, available: level ? subtractDecimal(level.inStock, level.onHold) : 0 };
+  });
+  const data = {
+    ...change.answer,
+    itemID: item.shortID,
+    partNo: item.partNo,
+    reasonCode: dto.reasonCode ?? null,
+    reference: dto.reference ?? null,
+    clientId: change.clientId,
+    levels,
+  };
+  await outbox.record(m, { type: change.type, data, wid: dto.wid, toWid });
+}
