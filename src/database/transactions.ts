@@ -14,6 +14,12 @@ export class TooMuchContention extends DomainError {
 
 /** Default of TX_RETRY_BUDGET_MS: how long a write may spend retrying transient failures before the client gets 409. */
 export const DEFAULT_RETRY_BUDGET_MS = 2000;
+/**
+ * Attempts made whatever the budget: an attempt may itself wait long before it
+ * fails (SQLite's BEGIN IMMEDIATE waits out the busy timeout behind another
+ * process's writer), and the budget must not cut such a wait short to one try.
+ */
+const MIN_ATTEMPTS = 6;
 /** Full-jitter exponential backoff (AWS's "Exponential Backoff And Jitter"): attempt n sleeps a random time below min(CAP, BASE × 2^n). */
 const BACKOFF_BASE_MS = 5;
 const BACKOFF_CAP_MS = 250;
@@ -120,7 +126,8 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Runs `attempt` until it succeeds, fails for good, or meets transient
-   * failures for longer than the retry budget: between attempts a random
+   * failures for longer than the retry budget (and at least MIN_ATTEMPTS
+   * times): between attempts a random
    * pause below min(250 ms, 5 ms × 2^n) (full jitter, so that writers who
    * collided do not collide again in step). An attempt must leave nothing
    * behind when it fails (its transaction rolled back). Each transient
@@ -137,7 +144,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         if (!cause) throw error;
         this.metrics?.retried(cause);
         const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
-        if (Date.now() - started + pause > this.retryBudgetMs) throw new TooMuchContention();
+        if (n + 1 >= MIN_ATTEMPTS && Date.now() - started + pause > this.retryBudgetMs) throw new TooMuchContention();
         await new Promise((r) => setTimeout(r, pause));
       }
     }
