@@ -4,6 +4,7 @@ import request from 'supertest';
 import { Warehouse } from '../src/auth/auth.entities.js';
 import { Public } from '../src/auth/guards.js';
 import { TransactionRunner } from '../src/database/transactions.js';
+import { UnitOfWork } from '../src/http/unit-of-work.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
@@ -16,6 +17,7 @@ class TwoWritesController {
   constructor(private readonly tx: TransactionRunner) {}
 
   @Post()
+  @UnitOfWork()
   async write(@Body() body: { first: number; second: number; failStep?: boolean }, @Req() req: Request) {
     const warehouse = (wID: number) => ({ wID, name: `UOW ${wID}`, nameKey: `UOW ${wID}`, created: new Date() });
     await this.tx.run((m) => m.insert(Warehouse, warehouse(body.first)));
