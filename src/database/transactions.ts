@@ -52,7 +52,14 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private queue: Promise<unknown> = Promise.resolve();
   /** Pooled MySQL connections whose session is already READ COMMITTED. */
   private readonly readCommitted = new WeakSet<object>();
+  /**
+   * The unit of work of the request in progress. Node tracks the context of
+   * every promise while an AsyncLocalStorage is enabled, a cost each request
+   * would pay; so it is enabled only while some unit runs (`running` > 0) and
+   * disabled again when the last one ends: reads between writes run without it.
+   */
   private readonly units = new AsyncLocalStorage<Unit>();
+  private running = 0;
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -107,6 +114,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    */
   async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(manager: EntityManager, result: T) => Promise<void>> = []): Promise<T> {
     const unit: Unit = {};
+    this.running++;
     try {
       const result = await this.units.run(unit, handler);
       const steps = async (m: EntityManager) => {
@@ -122,6 +130,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       await unit.open?.rollback();
       throw isTransient(error) ? new TooMuchContention() : error;
+    } finally {
+      // No unit runs: nothing needs its context until the next one begins (run() enables it again).
+      if (--this.running === 0) this.units.disable();
     }
   }
 
