@@ -50,3 +50,29 @@ export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: Enti
 export function rows(m: EntityManager, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
   return m.query(sql, params);
 }
+
+/** A write in the transaction of `m`: the number of rows it changed (matched, for an UPDATE). */
+export async function execute(m: EntityManager, sql: string, params: unknown[]): Promise<number> {
+  if (!m.queryRunner) throw new Error('execute() writes in a transaction: pass its manager');
+  const result = await m.queryRunner.query(sql, params, true);
+  return result.affected ?? 0;
+}
+
+/** A value as the driver stores it in the entity's column (a `Date` as SQLite's UTC text, say), for a statement's parameter. */
+export function columnValue(m: EntityManager, entity: EntityTarget<ObjectLiteral>, property: string, value: unknown): unknown {
+  const column = m.connection.getMetadata(entity).findColumnWithPropertyName(property);
+  if (!column) throw new Error(`no column ${property}`);
+  return m.connection.driver.preparePersistentValue(value, column);
+}
+
+/**
+ * `column + ?` for a DECIMAL(18,4) column, exactly, the parameter being the
+ * amount as decimal text (`formatDecimal`). MySQL/MariaDB add decimals
+ * exactly once the text is cast to DECIMAL (text alone would be added as a
+ * double). SQLite keeps these columns as doubles: the sum is rounded to 4
+ * places, which is the double nearest the exact sum, the value the service
+ * would have written itself.
+ */
+export function plusDecimal(m: EntityManager, column: string): string {
+  return m.connection.options.type === 'mysql' ? `${column} + CAST(? AS DECIMAL(18,4))` : `ROUND(${column} + ?, 4)`;
+}

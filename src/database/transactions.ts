@@ -152,6 +152,11 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.units.getStore() !== undefined;
   }
 
+  /** The same for a hand-written SELECT: the clause that ends it (empty on SQLite). */
+  get lockClause(): string {
+    return this.isMysql ? ' FOR UPDATE' : '';
+  }
+
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */
   forUpdate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { Item } from '../catalog/catalog.entities.js';
-import { caseKey } from '../database/case-key.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
@@ -18,9 +15,10 @@ import {
   toLotResponse,
 } from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
-import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
+import { ItemKeyCache, type ItemKeys } from './item-keys.js';
+import { lockItemWithTotal, lockLevels, lockLots } from './locks.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
-import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
+import { addToLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 export class ItemDiscontinued extends DomainError {
@@ -40,17 +38,19 @@ export class InventoryService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly warehouseNames: WarehouseNames,
+    private readonly itemKeys: ItemKeyCache,
   ) {}
 
   async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
-      const item = await this.itemFor(dto.itemID, m);
+      const found = await lockItemWithTotal(this.tx, m, dto.itemID);
+      if (!found) throw unknownItem(dto.itemID);
+      const { item, total } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
-      if (!withinDecimalMax(await itemTotal(m, item.partNo), dto.units)) throw new StockLimitExceeded(item.shortID, null);
+      if (!withinDecimalMax(total, dto.units)) throw new StockLimitExceeded(item.shortID, null);
       const now = new Date();
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
       const lot = m.create(Lot, {
         partNo: item.partNo,
         shortIdKey: item.shortIdKey,
@@ -76,8 +76,13 @@ export class InventoryService {
         poLine: dto.line ?? null,
         modified: now,
       });
+      // The item's total is within the bound, so is this warehouse's part of it.
+      const onHold = lot.hold ? dto.units : 0;
+      if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
+        await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
+        await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
+      }
       await m.insert(Lot, lot);
-      await adjustLevel(m, item, level, dto.units, lot.hold ? dto.units : 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
@@ -159,10 +164,14 @@ export class InventoryService {
     });
   }
 
-  /** Referenced item: unknown → validation_error on itemID (DECISIONS "Inventory"). Within a transaction `m`, read and locked. */
-  private async itemFor(itemID: string, m?: EntityManager): Promise<Item> {
-    const item = m ? await lockItem(this.tx, m, itemID) : await this.tx.reader.findOneBy(Item, { shortIdKey: caseKey(itemID) });
-    if (!item) throw new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
+  /** Referenced item, not locked: unknown → validation_error on itemID (DECISIONS "Inventory"). */
+  private async itemFor(itemID: string): Promise<ItemKeys> {
+    const item = await this.itemKeys.of(itemID);
+    if (!item) throw unknownItem(itemID);
     return item;
   }
+}
+
+function unknownItem(itemID: string): ValidationFailed {
+  return new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
 }

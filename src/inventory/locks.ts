@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
+import { columnList, rows, toEntity } from '../database/statements.js';
 import { storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
 import { upsertIncrement } from '../database/upsert.js';
@@ -41,6 +42,23 @@ import type { LotFilter } from './pick.js';
 /** The item named by `itemID` (case-folded shortID), locked; null when there is none. */
 export function lockItem(tx: TransactionRunner, m: EntityManager, itemID: string): Promise<Item | null> {
   return tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').where('item.shortIdKey = :key', { key: caseKey(itemID) })).getOne();
+}
+
+/**
+ * Receive's first statement: the item named by `itemID`, locked, and its
+ * units in stock across every warehouse (ten-thousandths), read once the
+ * lock is held; null when there is no such item. Receives of an item run one
+ * at a time behind its lock, so the total is not raised meanwhile.
+ */
+export async function lockItemWithTotal(tx: TransactionRunner, m: EntityManager, itemID: string): Promise<{ item: Item; total: bigint } | null> {
+  const [row] = await rows(
+    m,
+    `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total FROM item i WHERE i.shortIdKey = ?${tx.lockClause}`,
+    [caseKey(itemID)],
+  );
+  if (!row) return null;
+  const total = row.total as string | number | null;
+  return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total) };
 }
 
 /** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */

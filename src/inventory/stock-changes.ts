@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type EntityManager, In } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
-import { addDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, withinDecimalMax } from '../quantity.js';
+import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
+import { columnValue, execute, plusDecimal } from '../database/statements.js';
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -56,11 +57,31 @@ export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: 
 }
 
 /** Adds to a locked stock_level row; past DECIMAL_MAX → StockLimitExceeded. */
-export async function adjustLevel(m: EntityManager, item: Item, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
+export async function adjustLevel(m: EntityManager, item: Pick<Item, 'shortID'>, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
   if (!level) return;
   if (!withinDecimalMax(storedTenThousandths(level.inStock), inStock)) throw new StockLimitExceeded(item.shortID, level.wID);
   const next = { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
   await m.update(StockLevel, { partNo: level.partNo, wID: level.wID }, { ...next, modified: now });
+}
+
+/**
+ * Adds to the item's stock_level row for the warehouse in one statement, the
+ * sums done exactly by the database (no read before the write); it locks the
+ * row. False when there is no such row. The caller has checked the bound.
+ */
+export async function addToLevel(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<boolean> {
+  const changed = await execute(
+    m,
+    `UPDATE stock_level SET inStock = ${plusDecimal(m, 'inStock')}, onHold = ${plusDecimal(m, 'onHold')}, modified = ? WHERE partNo = ? AND wID = ?`,
+    [decimalText(inStock), decimalText(onHold), columnValue(m, StockLevel, 'modified', now), partNo, wid],
+  );
+  return changed > 0;
+}
+
+function decimalText(value: number): string {
+  const count = toTenThousandths(value);
+  if (count === null) throw new RangeError(`${value} is not a DECIMAL(18,4) value`);
+  return formatDecimal(count);
 }
 
 export type LedgerRow = Pick<LedgerEntry, 'recNo' | 'fromRecNo' | 'fromWid' | 'fromSpot' | 'toWid' | 'toSpot' | 'units'>;
