@@ -76,3 +76,23 @@ export function columnValue(m: EntityManager, entity: EntityTarget<ObjectLiteral
 export function plusDecimal(m: EntityManager, column: string): string {
   return m.connection.options.type === 'mysql' ? `${column} + CAST(? AS DECIMAL(18,4))` : `ROUND(${column} + ?, 4)`;
 }
+
+/**
+ * Inserts rows of an entity in one statement in the transaction of `m`: the
+ * columns are those the first row gives a value (every row gives the same),
+ * each value stored as the driver stores it (`columnValue`). Returns the key
+ * the database generated for a single row (MySQL's insert id, SQLite's last
+ * row id).
+ */
+export async function insertRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Promise<number> {
+  if (!m.queryRunner) throw new Error('insertRows() writes in a transaction: pass its manager');
+  const metadata = m.connection.getMetadata(entity);
+  const driver = m.connection.driver;
+  const columns = metadata.columns.filter((c) => !c.isGenerated && c.asExpression === undefined && values[0][c.propertyName as keyof T] !== undefined);
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  const sql = `INSERT INTO ${driver.escape(metadata.tableName)} (${columns.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES ${values.map(() => row).join(', ')}`;
+  const params = values.flatMap((v) => columns.map((c) => driver.preparePersistentValue(v[c.propertyName as keyof T], c)));
+  const result = await m.queryRunner.query(sql, params, true);
+  const raw = result.raw as { insertId?: number } | number | bigint;
+  return Number(typeof raw === 'object' ? raw.insertId : raw);
+}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
+import { insertRows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
 import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
@@ -51,7 +52,7 @@ export class InventoryService {
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
       if (!withinDecimalMax(total, dto.units)) throw new StockLimitExceeded(item.shortID, null);
       const now = new Date();
-      const lot = m.create(Lot, {
+      const lot = Object.assign(new Lot(), {
         partNo: item.partNo,
         shortIdKey: item.shortIdKey,
         wID: dto.wid,
@@ -82,7 +83,7 @@ export class InventoryService {
         await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
         await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
       }
-      await m.insert(Lot, lot);
+      lot.recNo = await insertRows(m, Lot, [lot]);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);

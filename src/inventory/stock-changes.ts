@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type EntityManager, In } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
-import { columnValue, execute, plusDecimal } from '../database/statements.js';
+import { columnValue, execute, insertRows, plusDecimal } from '../database/statements.js';
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -48,9 +48,8 @@ export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: 
   if (plan.part) {
     const { lot, units } = plan.part;
     await m.update(Lot, { recNo: lot.recNo }, { units: subtractDecimal(lot.units, units), modified: now });
-    const part = m.create(Lot, { ...lot, ...changes, recNo: undefined, units, modified: now });
-    await m.insert(Lot, part);
-    done.push({ from: lot, recNo: part.recNo, units });
+    const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
+    done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
   for (const lots of chunks(plan.whole)) await m.update(Lot, { recNo: In(lots.map((l) => l.recNo)) }, { ...changes, modified: now });
   return done;
@@ -128,6 +127,6 @@ export async function writeLedger(
     requestKey: origin.requestKey,
     created,
   }));
-  for (const chunk of chunks(entries)) await m.insert(LedgerEntry, chunk);
+  for (const chunk of chunks(entries)) await insertRows(m, LedgerEntry, chunk);
   await countLedgerRows(m, rows);
 }
