@@ -96,3 +96,19 @@ export async function insertRows<T extends ObjectLiteral>(m: EntityManager, enti
   const raw = result.raw as { insertId?: number } | number | bigint;
   return Number(typeof raw === 'object' ? raw.insertId : raw);
 }
+
+/** Sets these properties on the entity's rows whose `key` is one of `keys`, in one statement in the transaction of `m`; returns the rows changed. */
+export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, set: Partial<T>, key: keyof T & string, keys: unknown[]): Promise<number> {
+  const metadata = m.connection.getMetadata(entity);
+  const driver = m.connection.driver;
+  const column = (property: string) => {
+    const found = metadata.findColumnWithPropertyName(property);
+    if (!found) throw new Error(`no column ${property} in ${metadata.tableName}`);
+    return found;
+  };
+  const changed = Object.keys(set).filter((p) => set[p as keyof T] !== undefined).map(column);
+  const keyColumn = column(key);
+  const sql = `UPDATE ${driver.escape(metadata.tableName)} SET ${changed.map((c) => `${driver.escape(c.databaseName)} = ?`).join(', ')} WHERE ${driver.escape(keyColumn.databaseName)} IN (${keys.map(() => '?').join(', ')})`;
+  const params = [...changed.map((c) => driver.preparePersistentValue(set[c.propertyName as keyof T], c)), ...keys.map((k) => driver.preparePersistentValue(k, keyColumn))];
+  return execute(m, sql, params);
+}

@@ -17,7 +17,7 @@ import {
 } from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
 import { ItemKeyCache, type ItemKeys } from './item-keys.js';
-import { lockItemWithTotal, lockLevels, lockLots } from './locks.js';
+import { lockItemWithTotal, lockLevelAndLots, lockLevels, lockLots } from './locks.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
 import { addToLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
 import { WarehouseNames } from './warehouse-names.js';
@@ -97,12 +97,11 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid]);
-      const candidates = level ? await lockLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto)) : [];
+      const { lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto));
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
-      await adjustLevel(m, item, level, -dto.units, 0, now);
+      await addToLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       return result;
@@ -152,12 +151,11 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid]);
-      const candidates = level ? await lockLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold)) : [];
+      const { lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold));
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       const done = await applyPick(m, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
-      await adjustLevel(m, item, level, 0, hold ? units : -units, now);
+      await addToLevel(m, item.partNo, dto.wid, 0, hold ? units : -units, now);
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
       await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));

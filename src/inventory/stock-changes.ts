@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type EntityManager, In } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
-import { columnValue, execute, insertRows, plusDecimal } from '../database/statements.js';
+import { columnValue, execute, insertRows, plusDecimal, updateRows } from '../database/statements.js';
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -47,11 +47,11 @@ export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: 
   const done: TakenLot[] = plan.whole.map((lot) => ({ from: lot, recNo: lot.recNo, units: lot.units }));
   if (plan.part) {
     const { lot, units } = plan.part;
-    await m.update(Lot, { recNo: lot.recNo }, { units: subtractDecimal(lot.units, units), modified: now });
+    await updateRows(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]);
     const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
     done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
-  for (const lots of chunks(plan.whole)) await m.update(Lot, { recNo: In(lots.map((l) => l.recNo)) }, { ...changes, modified: now });
+  for (const lots of chunks(plan.whole)) await updateRows(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo));
   return done;
 }
 
