@@ -25,13 +25,13 @@ import type { LotFilter } from './pick.js';
  *      list_count rows of the lots and ledger rows written, in key order
  *      (countLedgerRows, from writeLedger).
  *
- *   Receive  item → (reads the item's total) → its stock_level row
+ *   Receive  item, reading the item's total in the same statement → its stock_level row
  *   Count    item → its stock_level row → lots (held included)
  *   Batch    every item named, ascending partNo → their stock_level rows in
  *            the warehouses named, ascending (partNo, wID) → then each
  *            operation in turn, whose own locks are then held already or
  *            (lots, new rows) are guarded by them
- *   Issue    its stock_level row → lots (Hold and Release the same)
+ *   Issue    its stock_level row → lots, in one statement (Hold and Release the same)
  *   Move     [item → new destination row →] stock_level rows ascending → lots
  *
  * Receives (the only operation that raises an item's total) run one at a time
