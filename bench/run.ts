@@ -7,9 +7,10 @@ import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start,
 import { fillListCounters, seed, type Seeded } from './seed.js';
 
 /**
- * npm run bench [-- --lots 1000000] [-- --quick]: seeds MariaDB, starts the
+ * npm run bench [-- --lots 1000000] [-- --quick] [-- --warmup 2]: seeds MariaDB, starts the
  * built service in production mode with the bench client's rate limit lifted,
- * drives it over loopback with autocannon and compares every scenario with the
+ * drives it over loopback with autocannon (after `--warmup` seconds of the same
+ * requests, not measured) and compares every scenario with the
  * ceiling of the same work (ceilings.ts) measured in the same run. Appends the
  * results to bench/RESULTS.md.
  */
@@ -18,6 +19,7 @@ const { values: args } = parseArgs({
     lots: { type: 'string' },
     quick: { type: 'boolean', default: false },
     seconds: { type: 'string' },
+    warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     'no-seed': { type: 'boolean', default: false },
   },
@@ -27,6 +29,8 @@ const LOTS = Number(args.lots ?? (QUICK ? 10_000 : 1_000_000));
 if (!Number.isInteger(LOTS) || LOTS < 1) throw new Error('--lots must be a positive integer');
 const SECONDS = Number(args.seconds ?? (QUICK ? 4 : 15));
 const CONNECTIONS = Number(args.connections);
+const WARMUP = Number(args.warmup);
+if (!(WARMUP >= 0)) throw new Error('--warmup must be a number of seconds, 0 or more');
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
 // BENCH_PORT moves the four ports (service, ceiling (a), ceilings (b)–(d), the service without metrics) together, e.g. for a second checkout's run.
 const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
@@ -328,15 +332,19 @@ async function drive(
 ): Promise<Row> {
   const waited = await waitQuiet(DB_URL);
   if (waited > 1000) log(`waited ${(waited / 1000).toFixed(1)} s for the database to finish the previous scenario's statements`);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: seconds,
-    headers,
-    // A fresh request each time: reusing autocannon's previous one would carry a POST's
-    // Content-Length onto the next GET, and the server would wait for a body never sent.
-    requests: [{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next() }) }],
-  } as unknown as autocannon.Options);
+  const load = (duration: number) =>
+    autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections,
+      duration,
+      headers,
+      // A fresh request each time: reusing autocannon's previous one would carry a POST's
+      // Content-Length onto the next GET, and the server would wait for a body never sent.
+      requests: [{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next() }) }],
+    } as unknown as autocannon.Options);
+  // Not measured: JIT, pools and caches reach their steady state first.
+  if (WARMUP > 0) await load(WARMUP);
+  const result = await load(seconds);
   const row: Row = {
     scenario: name,
     rps: result.requests.average,
@@ -360,7 +368,7 @@ function render(
   const lines = [
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
     '',
-    `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario.`,
+    `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after ${WARMUP} s of warm-up.`,
     `Seeding: ${seeding}. Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB. Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [

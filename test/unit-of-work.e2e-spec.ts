@@ -7,6 +7,7 @@ import { SecurityId } from '../src/auth/security-id.js';
 import { Idempotent } from '../src/idempotency/idempotency.js';
 import { IdempotencyModule } from '../src/idempotency/idempotency.module.js';
 import { TransactionRunner } from '../src/database/transactions.js';
+import { UnitOfWork } from '../src/http/unit-of-work.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
@@ -19,6 +20,7 @@ class TwoWritesController {
   constructor(private readonly tx: TransactionRunner) {}
 
   @Post()
+  @UnitOfWork()
   async write(@Body() body: { first: number; second: number; failStep?: boolean }, @Req() req: Request) {
     const warehouse = (wID: number) => ({ wID, name: `UOW ${wID}`, nameKey: `UOW ${wID}`, created: new Date() });
     await this.tx.run((m) => m.insert(Warehouse, warehouse(body.first)));

@@ -2,10 +2,10 @@ import { applyDecorators, type CanActivate, createParamDecorator, type Execution
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiExtension, ApiOperation } from '@nestjs/swagger';
 import { ApiFailures } from '../http/openapi-decorators.js';
-import { SkipThrottle } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { AccessService, Unauthenticated } from './access.service.js';
 import { Caller, FORBIDDEN, Forbidden } from './caller.js';
+import { NotRateLimited } from './rate-limit.js';
 import { isWrite, SECURITY_ID_NAMES, type SecurityId } from './security-id.js';
 
 declare module 'express-serve-static-core' {
@@ -23,7 +23,7 @@ const PERMISSION = 'auth:permission';
 export const Public = () => SetMetadata(PUBLIC, true);
 
 /** A public route that is not rate limited either (/health). */
-export const Unmetered = () => applyDecorators(Public(), SkipThrottle());
+export const Unmetered = () => applyDecorators(Public(), NotRateLimited());
 
 /**
  * The one decorator that says who may call a route: the SecurityID it needs
@@ -66,20 +66,25 @@ export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionCon
 export class BearerAuthGuard implements CanActivate {
   constructor(private readonly access: AccessService) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** From the caches without a promise when they know the token and its account. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (match) {
-      const result = await this.access.authenticate(match[1]);
-      if (result instanceof Caller) {
-        req.caller = result;
-        req.context.clientId = result.clientId;
-      } else {
-        req.authProblem = result;
-      }
-    }
-    return true;
+    if (!match) return true;
+    const known = this.access.authenticateCached(match[1]);
+    if (known !== undefined) return identify(req, known);
+    return this.access.authenticate(match[1]).then((result) => identify(req, result));
   }
+}
+
+function identify(req: Request, result: Caller | 'invalid' | 'expired'): true {
+  if (result instanceof Caller) {
+    req.caller = result;
+    req.context.clientId = result.clientId;
+  } else {
+    req.authProblem = result;
+  }
+  return true;
 }
 
 /**
@@ -91,13 +96,22 @@ export class BearerAuthGuard implements CanActivate {
 export class AccessGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
+  /** What each route declares, read once per route. */
+  private readonly declared = new WeakMap<object, { isPublic: boolean; anyOf: SecurityId[] | undefined }>();
+
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const handler = context.getHandler();
+    let route = this.declared.get(handler);
+    if (!route) {
+      const targets = [handler, context.getClass()];
+      route = { isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) === true, anyOf: this.reflector.getAllAndOverride<SecurityId[] | undefined>(PERMISSION, targets) };
+      this.declared.set(handler, route);
+    }
+    if (route.isPublic) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const caller = req.caller;
     if (!caller) throw new Unauthenticated(req.authProblem ?? 'missing');
-    const anyOf = this.reflector.getAllAndOverride<SecurityId[] | undefined>(PERMISSION, targets);
+    const anyOf = route.anyOf;
     // Fails closed: a route that forgot to say what it needs is refused.
     if (anyOf === undefined) throw new Forbidden(FORBIDDEN.permission);
     if (anyOf.some(isWrite) && caller.readOnly) throw new Forbidden(FORBIDDEN.readOnly);

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerRequest, type ThrottlerStorage } from '@nestjs/throttler';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { RateLimitExceeded } from '../errors.js';
 import type { RedisLink } from '../redis/redis-link.js';
@@ -17,6 +18,11 @@ export class MemoryRateLimitStore implements ThrottlerStorage {
   private readonly windows = new Map<string, { hits: number; resetAt: number }>();
 
   async increment(key: string, ttlMs: number, limit: number): Promise<WindowCount> {
+    return this.count(key, ttlMs, limit);
+  }
+
+  /** The same, answered at once: the guard needs no promise for it. */
+  count(key: string, ttlMs: number, limit: number): WindowCount {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.resetAt <= now) {
@@ -68,32 +74,56 @@ function count(hits: number, msLeft: number, limit: number): WindowCount {
   return { totalHits: hits, timeToExpire: seconds, isBlocked, timeToBlockExpire: isBlocked ? seconds : 0 };
 }
 
+const UNMETERED = 'rate-limit:unmetered';
+
+/** Not counted against any rate limit (/health). */
+export const NotRateLimited = () => SetMetadata(UNMETERED, true);
+
 /**
  * 100 requests a minute (RATE_LIMIT_PER_MINUTE) per client: keyed by the
  * token's client when the request carries a valid one, else by remote address
  * (POST /Token included). Runs after the bearer guard has identified the caller.
  * Sets the IETF draft headers `RateLimit-Policy` and `RateLimit`.
+ *
+ * One fixed window (ThrottlerModule's options and store); with the store in
+ * process the guard answers without a promise, and a route's "unmetered" mark
+ * is looked up once per route.
  */
 @Injectable()
-export class RateLimitGuard extends ThrottlerGuard {
-  protected override async getTracker(req: Request): Promise<string> {
-    return req.caller ? `client:${req.caller.clientId}` : `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+export class RateLimitGuard implements CanActivate {
+  private readonly name: string;
+  private readonly ttlMs: number;
+  private readonly limit: number;
+  private readonly unmetered = new WeakMap<object, boolean>();
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() private readonly store: ThrottlerStorage,
+    private readonly reflector: Reflector,
+  ) {
+    const [window] = Array.isArray(options) ? options : options.throttlers;
+    this.name = window.name ?? 'default';
+    this.ttlMs = window.ttl as number;
+    this.limit = window.limit as number;
   }
 
-  protected override async handleRequest({ context, limit, ttl, throttler, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const handler = context.getHandler();
+    let skip = this.unmetered.get(handler);
+    if (skip === undefined) this.unmetered.set(handler, (skip = this.reflector.getAllAndOverride<boolean>(UNMETERED, [handler, context.getClass()]) === true));
+    if (skip) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
-    const tracker = await getTracker(req, context);
-    const name = throttler.name ?? 'default';
-    const { totalHits, timeToExpire, isBlocked } = await this.storageService.increment(generateKey(context, tracker, name), ttl, limit, ttl, name);
-    res.setHeader('RateLimit-Policy', `"${name}";q=${limit};w=${Math.round(ttl / 1000)}`);
-    res.setHeader('RateLimit', `"${name}";r=${Math.max(0, limit - totalHits)};t=${timeToExpire}`);
-    if (isBlocked) throw new RateLimitExceeded(limit, timeToExpire);
-    return true;
+    // One counter per client for the whole API, not one per route.
+    const key = `${this.name}:${req.caller ? `client:${req.caller.clientId}` : `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`}`;
+    if (this.store instanceof MemoryRateLimitStore) return this.answer(res, this.store.count(key, this.ttlMs, this.limit));
+    return this.store.increment(key, this.ttlMs, this.limit, this.ttlMs, this.name).then((counted) => this.answer(res, counted));
   }
 
-  /** One counter per client for the whole API, not one per route. */
-  protected override generateKey(_context: unknown, tracker: string, name: string): string {
-    return `${name}:${tracker}`;
+  private answer(res: Response, { totalHits, timeToExpire, isBlocked }: WindowCount): boolean {
+    res.setHeader('RateLimit-Policy', `"${this.name}";q=${this.limit};w=${Math.round(this.ttlMs / 1000)}`);
+    res.setHeader('RateLimit', `"${this.name}";r=${Math.max(0, this.limit - totalHits)};t=${timeToExpire}`);
+    if (isBlocked) throw new RateLimitExceeded(this.limit, timeToExpire);
+    return true;
   }
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Header, HttpCode, HttpStatus, Injectable, Post, Req, 
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
+import { UnitOfWork } from '../http/unit-of-work.js';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { AccessService, InvalidClient } from './access.service.js';
@@ -71,6 +72,7 @@ export class TokenController {
 
   @Post()
   @Public()
+  @UnitOfWork()
   @HttpCode(200)
   @UseGuards(OptionalClientBasicGuard)
   @Header('Cache-Control', 'no-store')

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
+import { PageHeaders } from '../pagination/page-headers.interceptor.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { CreateItemDto, ItemQueryDto, UpdateItemDto } from './item.dto.js';
 import {
@@ -19,6 +20,7 @@ import { Idempotent } from '../idempotency/idempotency.js';
 import { ApiAnswer, ApiFailures, oneOf } from '../http/openapi-decorators.js';
 import { AppLogger } from '../http/logger.js';
 import { jsonArrayFile } from '../http/json-array.js';
+import { UnitOfWork } from '../http/unit-of-work.js';
 import { ItemsService } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
@@ -32,6 +34,7 @@ export class ItemsController {
   ) {}
 
   @Get()
+  @PageHeaders()
   @RequirePermission(
     SecurityId.ItemMasterList,
     'List active items by shortID (paginated); with key (and type id|alias) one item; with Category a flat array',
@@ -50,6 +53,7 @@ export class ItemsController {
   }
 
   @Get('All')
+  @PageHeaders()
   @RequirePermission(SecurityId.ItemMasterList, 'List all items, discontinued included (paginated)')
   @ApiAnswer(HttpStatus.OK, ItemPageResponseDto)
   async all(@Query() query: PageQueryDto): Promise<ItemPageResponseDto> {
@@ -79,6 +83,7 @@ export class ItemsController {
   }
 
   @Put()
+  @UnitOfWork()
   @RequirePermission(SecurityId.ModifyItemMaster, 'Update an item; omitted fields stay unchanged; discontinued:false reactivates')
   @ApiAnswer(HttpStatus.OK, ItemUpdatedResponseDto)
   @ApiFailures({ not_found: 'no item has that shortID' })
@@ -88,6 +93,7 @@ export class ItemsController {
   }
 
   @Delete(':item')
+  @UnitOfWork()
   @HttpCode(200)
   @RequirePermission(SecurityId.ModifyItemMaster, 'Discontinue an item (logical deletion; the same answer when repeated)')
   @ApiParam({ name: 'item', description: "The item's shortID (regardless of case)", schema: { type: 'string', minLength: 1, maxLength: 64 } })

@@ -6,6 +6,7 @@ import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
 import { addCounts, readCounts } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { columnList, rows, toEntity } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
 import { EventOutbox, type EventType } from '../events/outbox.js';
@@ -131,7 +132,7 @@ export class ItemsService {
 
   /** By shortID, regardless of case; discontinued items included. */
   async byShortId(shortId: string): Promise<Item> {
-    const item = await this.items.findOneBy({ shortIdKey: caseKey(shortId) });
+    const item = await this.one('shortIdKey', caseKey(shortId));
     if (!item) throw new ItemNotFound(`with shortID ${quoted(shortId)}`);
     return item;
   }
@@ -146,9 +147,16 @@ export class ItemsService {
   /** GET /Item/<partNo>: anything but a positive whole number is simply not found. */
   async byPartNo(raw: string): Promise<Item> {
     const partNo = /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
-    const item = partNo >= 1 && partNo <= 2_147_483_647 ? await this.items.findOneBy({ partNo }) : null;
+    const item = partNo >= 1 && partNo <= 2_147_483_647 ? await this.one('partNo', partNo) : null;
     if (!item) throw new ItemNotFound(`with partNo ${raw.slice(0, 20)}`);
     return item;
+  }
+
+  /** The item with this key (its primary or its unique shortID key): the point read every lookup of one item is, as a plain statement. */
+  private async one(key: 'partNo' | 'shortIdKey', value: number | string): Promise<Item | null> {
+    const m = this.items.manager;
+    const [row] = await rows(m, `SELECT ${columnList(m, Item)} FROM item WHERE ${key} = ?`, [value]);
+    return row ? toEntity(m, Item, row) : null;
   }
 
   /** POST /Item: the new item, with its partNo. */

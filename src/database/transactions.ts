@@ -69,9 +69,16 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private queue: Promise<unknown> = Promise.resolve();
   /** Pooled MySQL connections whose session is already READ COMMITTED. */
   private readonly readCommitted = new WeakSet<object>();
+  /**
+   * The unit of work of the request in progress. Node tracks the context of
+   * every promise while an AsyncLocalStorage is enabled, a cost each request
+   * would pay; so it is enabled only while some unit runs (`running` > 0) and
+   * disabled again when the last one ends: reads between writes run without it.
+   */
   private readonly units = new AsyncLocalStorage<Unit>();
   /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
   private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
+  private running = 0;
 
   private readonly retryBudgetMs: number;
 
@@ -162,6 +169,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    */
   async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(manager: EntityManager, result: T) => Promise<void>> = []): Promise<T> {
     const unit: Unit = {};
+    this.running++;
     try {
       const result = await this.units.run(unit, handler);
       const steps = async (m: EntityManager) => {
@@ -177,6 +185,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       await unit.open?.rollback();
       throw error;
+    } finally {
+      // No unit runs: nothing needs its context until the next one begins (run() enables it again).
+      if (--this.running === 0) this.units.disable();
     }
   }
 
@@ -206,6 +217,11 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     const steps = this.afterCommits.get(m);
     if (steps) steps.push(step);
     else this.afterCommits.set(m, [step]);
+  }
+
+  /** The same for a hand-written SELECT: the clause that ends it (empty on SQLite). */
+  get lockClause(): string {
+    return this.isMysql ? ' FOR UPDATE' : '';
   }
 
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */

@@ -1,8 +1,19 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import {
+  applyDecorators,
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+  type OnModuleInit,
+  SetMetadata,
+  UseInterceptors,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../database/transactions.js';
+import { DeclaredRoutes, READ_METHODS } from './routes.js';
 
 /** A write the request's own transaction must carry besides the change: it gets the answer the route returned. */
 export type BeforeCommit = (manager: EntityManager, answer: unknown) => Promise<void>;
@@ -21,7 +32,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const UNIT_OF_WORK = 'http:unit-of-work';
 
 /**
  * Every write request is one unit of work (TransactionRunner.unit), run
@@ -31,19 +42,25 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * attempt wrote was rolled back and its claimed Idempotency-Key freed, so the
  * next attempt starts from nothing, reads anew and decides anew. The
  * transaction its service begins is the one that the request's other writes
- * join (the services' outbox events, the stored Idempotency-Key answer), and it
- * commits only once the route has produced its answer, before that answer is
- * sent. Services know nothing of it: they call `TransactionRunner.run` as
+ * join (the services' outbox events, the stored Idempotency-Key answer), and
+ * it commits only once the route has produced its answer, before that answer
+ * is sent. Services know nothing of it: they call `TransactionRunner.run` as
  * they would anywhere (the admin CLI runs the same services outside a unit).
- * Reads are not wrapped: they never begin a transaction.
+ *
+ * Every route but GET, HEAD and OPTIONS must carry it (`@Idempotent()`
+ * includes it): `UnitOfWorkCheck` refuses to start a service with a write
+ * route that lacks it. Reads carry nothing and never begin a transaction.
  */
+export const UnitOfWork = () => applyDecorators(SetMetadata(UNIT_OF_WORK, true), UseInterceptors(UnitOfWorkInterceptor));
+
 @Injectable()
 export class UnitOfWorkInterceptor implements NestInterceptor {
   constructor(private readonly tx: TransactionRunner) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
-    if (READS.has(req.method)) return next.handle();
+    // Declared twice (`@UnitOfWork()` beside `@Idempotent()`): the outer one is the unit.
+    if (req.unitOfWork) return next.handle();
     // One attempt: a fresh unit, and the route (with the interceptors inside this one, e.g. the
     // Idempotency-Key's claim) called anew: each subscription to `handle()` calls it again, inside
     // the unit (Nest binds it to the async context of `handle()`).
@@ -58,5 +75,22 @@ export class UnitOfWorkInterceptor implements NestInterceptor {
       }
     };
     return from(this.tx.retrying(attempt));
+  }
+}
+
+/** At start-up: a write route without `@UnitOfWork()` would write outside its request's unit, so the service does not start. */
+@Injectable()
+export class UnitOfWorkCheck implements OnModuleInit {
+  constructor(
+    private readonly routes: DeclaredRoutes,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    const missing = this.routes
+      .all()
+      .filter((r) => !READ_METHODS.has(r.method) && !this.reflector.getAllAndOverride<boolean>(UNIT_OF_WORK, [r.handler, r.controller]))
+      .map((r) => r.name);
+    if (missing.length) throw new Error(`Write routes without @UnitOfWork(): ${missing.join(', ')}`);
   }
 }

@@ -8,6 +8,7 @@ import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
 import { DomainError, ValidationFailed } from '../errors.js';
 import { ApiFailures } from '../http/openapi-decorators.js';
+import { UnitOfWork } from '../http/unit-of-work.js';
 import { IdempotencyRecord } from './idempotency.entity.js';
 
 const KEEP_MS = 24 * 3600 * 1000;
@@ -152,9 +153,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
 /** The Idempotency-Key the request was sent with, once claimed (null without one): the ledger keeps it to trace a change to its request. */
 export const RequestKey = createParamDecorator((_: unknown, context: ExecutionContext): string | null => context.switchToHttp().getRequest<Request>().idempotency?.key ?? null);
 
-/** Marks a POST that honours the Idempotency-Key header. */
+/** Marks a POST that honours the Idempotency-Key header; it is a unit of work, which stores the answer with the change. */
 export const Idempotent = () =>
   applyDecorators(
+    UnitOfWork(),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Up to 255 characters; a retry with the same key and body within 24 h replays the first response' }),
     ApiFailures(

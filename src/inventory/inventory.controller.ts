@@ -4,6 +4,7 @@ import { type Caller, FORBIDDEN } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
+import { PageHeaders } from '../pagination/page-headers.interceptor.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
 import { BatchDto, CountDto, HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
@@ -42,6 +43,7 @@ export class InventoryController {
   ) {}
 
   @Get()
+  @PageHeaders()
   @RequirePermission(SecurityId.ItemMasterList, "List lots in the caller's warehouses, newest first")
   @ApiAnswer(HttpStatus.OK, LotPageResponseDto)
   lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto): Promise<LotPageResponseDto> {
@@ -49,6 +51,7 @@ export class InventoryController {
   }
 
   @Get('StockLevels')
+  @PageHeaders()
   @RequirePermission(SecurityId.ItemMasterList, "Stock levels per item over the caller's warehouses")
   @ApiAnswer(HttpStatus.OK, StockLevelPageResponseDto)
   stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto): Promise<StockLevelPageResponseDto> {
@@ -56,6 +59,7 @@ export class InventoryController {
   }
 
   @Get('StockLevels/:wid')
+  @PageHeaders()
   @RequirePermission(SecurityId.ItemMasterList, 'Stock levels per item in one warehouse')
   @ApiParam(WID)
   @ApiAnswer(HttpStatus.OK, StockLevelPageResponseDto)
@@ -65,6 +69,7 @@ export class InventoryController {
   }
 
   @Get('Transactions')
+  @PageHeaders()
   @RequirePermission(SecurityId.ItemMasterList, "Extension: the inventory ledger (one row per lot touched) in the caller's warehouses")
   @ApiAnswer(HttpStatus.OK, TransactionPageResponseDto)
   transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto): Promise<TransactionPageResponseDto> {
@@ -72,6 +77,7 @@ export class InventoryController {
   }
 
   @Get(':wid')
+  @PageHeaders()
   @RequirePermission(SecurityId.ItemMasterList, 'List lots in one warehouse, newest first')
   @ApiParam(WID)
   @ApiAnswer(HttpStatus.OK, LotPageResponseDto)

@@ -11,12 +11,13 @@ import { InventoryQueries } from './inventory-queries.service.js';
 import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
+import { ItemKeyCache } from './item-keys.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, PageCursors],
+  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, ItemKeyCache, PageCursors],
 })
 export class InventoryModule {}

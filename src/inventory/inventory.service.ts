@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { Item } from '../catalog/catalog.entities.js';
-import { caseKey } from '../database/case-key.js';
 import { sumDecimals, withinDecimalMax } from '../quantity.js';
+import { insertRows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
 import { EventOutbox } from '../events/outbox.js';
@@ -19,9 +17,10 @@ import {
   toLotResponse,
 } from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
-import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
+import { ItemKeyCache, type ItemKeys } from './item-keys.js';
+import { lockItemWithTotal, lockLevelAndLots, lockLevels, lockLots } from './locks.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
-import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
+import { addToLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
 import { recordStockEvent } from './stock-events.js';
 import { WarehouseNames } from './warehouse-names.js';
 
@@ -43,18 +42,20 @@ export class InventoryService {
     private readonly tx: TransactionRunner,
     private readonly warehouseNames: WarehouseNames,
     private readonly outbox: EventOutbox,
+    private readonly itemKeys: ItemKeyCache,
   ) {}
 
   async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
-      const item = await this.itemFor(dto.itemID, m);
+      const found = await lockItemWithTotal(this.tx, m, dto.itemID);
+      if (!found) throw unknownItem(dto.itemID);
+      const { item, total } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
-      if (!withinDecimalMax(await itemTotal(m, item.partNo), dto.units)) throw new StockLimitExceeded(item.shortID, null);
+      if (!withinDecimalMax(total, dto.units)) throw new StockLimitExceeded(item.shortID, null);
       const now = new Date();
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
-      const lot = m.create(Lot, {
+      const lot = Object.assign(new Lot(), {
         partNo: item.partNo,
         shortIdKey: item.shortIdKey,
         wID: dto.wid,
@@ -79,8 +80,13 @@ export class InventoryService {
         poLine: dto.line ?? null,
         modified: now,
       });
-      await m.insert(Lot, lot);
-      await adjustLevel(m, item, level, dto.units, lot.hold ? dto.units : 0, now);
+      // The item's total is within the bound, so is this warehouse's part of it.
+      const onHold = lot.hold ? dto.units : 0;
+      if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
+        await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
+        await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
+      }
+      lot.recNo = await insertRows(m, Lot, [lot]);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
@@ -95,12 +101,11 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid]);
-      const candidates = level ? await lockLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto)) : [];
+      const { lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto));
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
-      await adjustLevel(m, item, level, -dto.units, 0, now);
+      await addToLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       await recordStockEvent(this.outbox, m, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result });
@@ -152,12 +157,11 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid]);
-      const candidates = level ? await lockLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold)) : [];
+      const { lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold));
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       const done = await applyPick(m, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
-      await adjustLevel(m, item, level, 0, hold ? units : -units, now);
+      await addToLevel(m, item.partNo, dto.wid, 0, hold ? units : -units, now);
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
       await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
@@ -167,10 +171,14 @@ export class InventoryService {
     });
   }
 
-  /** Referenced item: unknown → validation_error on itemID (DECISIONS "Inventory"). Within a transaction `m`, read and locked. */
-  private async itemFor(itemID: string, m?: EntityManager): Promise<Item> {
-    const item = m ? await lockItem(this.tx, m, itemID) : await this.tx.reader.findOneBy(Item, { shortIdKey: caseKey(itemID) });
-    if (!item) throw new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
+  /** Referenced item, not locked: unknown → validation_error on itemID (DECISIONS "Inventory"). */
+  private async itemFor(itemID: string): Promise<ItemKeys> {
+    const item = await this.itemKeys.of(itemID);
+    if (!item) throw unknownItem(itemID);
     return item;
   }
+}
+
+function unknownItem(itemID: string): ValidationFailed {
+  return new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
+import { columnList, columnValue, rows, toEntity } from '../database/statements.js';
 import { storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
 import { countStockRow } from '../database/counters.js';
@@ -24,13 +25,13 @@ import type { LotFilter } from './pick.js';
  *      list_count rows of the lots, ledger rows and stock sets written
  *      (countLedgerRows from writeLedger, countNewLevel), in key order.
  *
- *   Receive  item → (reads the item's total) → its stock_level row
+ *   Receive  item, reading the item's total in the same statement → its stock_level row
  *   Count    item → its stock_level row → lots (held included)
  *   Batch    every item named, ascending partNo → their stock_level rows in
  *            the warehouses named, ascending (partNo, wID) → then each
  *            operation in turn, whose own locks are then held already or
  *            (lots, new rows) are guarded by them
- *   Issue    its stock_level row → lots (Hold and Release the same)
+ *   Issue    its stock_level row → lots, in one statement (Hold and Release the same)
  *   Move     [item → new destination row →] stock_level rows ascending → lots
  *
  * Receives (the only operation that raises an item's total) run one at a time
@@ -41,6 +42,23 @@ import type { LotFilter } from './pick.js';
 /** The item named by `itemID` (case-folded shortID), locked; null when there is none. */
 export function lockItem(tx: TransactionRunner, m: EntityManager, itemID: string): Promise<Item | null> {
   return tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').where('item.shortIdKey = :key', { key: caseKey(itemID) })).getOne();
+}
+
+/**
+ * Receive's first statement: the item named by `itemID`, locked, and its
+ * units in stock across every warehouse (ten-thousandths), read once the
+ * lock is held; null when there is no such item. Receives of an item run one
+ * at a time behind its lock, so the total is not raised meanwhile.
+ */
+export async function lockItemWithTotal(tx: TransactionRunner, m: EntityManager, itemID: string): Promise<{ item: Item; total: bigint } | null> {
+  const [row] = await rows(
+    m,
+    `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total FROM item i WHERE i.shortIdKey = ?${tx.lockClause}`,
+    [caseKey(itemID)],
+  );
+  if (!row) return null;
+  const total = row.total as string | number | null;
+  return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total) };
 }
 
 /** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */
@@ -73,19 +91,53 @@ export async function lockLevels(tx: TransactionRunner, m: EntityManager, partNo
 }
 
 /** In-stock lots of the item in the warehouse that pass the filter, oldest first, locked. */
-export function lockLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<Lot[]> {
-  const qb = m.getRepository(Lot).createQueryBuilder('lot').where('lot.partNo = :partNo AND lot.wID = :wid AND lot.active = 1', { partNo, wid });
-  if (!f.includeHeld) qb.andWhere('lot.hold = 0');
-  if (f.onlyHeld) qb.andWhere('lot.hold = 1');
-  if (f.recNo !== undefined) qb.andWhere('lot.recNo = :recno', { recno: f.recNo });
-  if (f.spot !== undefined) qb.andWhere('lot.spot = :spot', { spot: f.spot });
-  if (f.serial !== undefined) qb.andWhere('lot.serial = :serial', { serial: f.serial });
-  if (f.serial2 !== undefined) qb.andWhere('lot.serial2 = :serial2', { serial2: f.serial2 });
-  if (f.rFIDTag !== undefined) qb.andWhere('lot.rFIDTag = :rfid', { rfid: f.rFIDTag });
-  if (f.notAtSpot !== undefined) qb.andWhere('lot.spot <> :notAt', { notAt: f.notAtSpot });
-  if (f.received) qb.andWhere('lot.received >= :dayStart AND lot.received < :dayEnd', { dayStart: f.received.from, dayEnd: f.received.before });
-  qb.orderBy('lot.received', 'ASC').addOrderBy('lot.recNo', 'ASC');
-  return tx.forUpdate(qb).getMany();
+export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<Lot[]> {
+  const [matching, params] = lotConditions(m, f);
+  const found = await rows(m, `SELECT ${columnList(m, Lot, 'l')} FROM lot l WHERE l.partNo = ? AND l.wID = ? AND ${matching} ORDER BY l.received, l.recNo${tx.lockClause}`, [partNo, wid, ...params]);
+  return found.map((row) => toEntity(m, Lot, row));
+}
+
+/**
+ * Issue's and Hold's locks in one statement: the item's stock_level row for
+ * the warehouse, then (the outer join reads it first, so the lock order
+ * holds) the in-stock lots there that pass the filter, oldest first. `level`
+ * is false when the warehouse has no row for the item, and then no lot either.
+ */
+export async function lockLevelAndLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<{ level: boolean; lots: Lot[] }> {
+  const [matching, params] = lotConditions(m, f);
+  const found = await rows(
+    m,
+    `SELECT s.wID AS levelWid, ${columnList(m, Lot, 'l')} FROM stock_level s LEFT JOIN lot l ON l.partNo = s.partNo AND l.wID = s.wID AND ${matching} WHERE s.partNo = ? AND s.wID = ?${tx.lockClause}`,
+    [...params, partNo, wid],
+  );
+  // Ordered here: an ORDER BY on the joined lots would have MariaDB sort them in a temporary table.
+  // The lots are read, and locked, in the order of their index (partNo, wID, active, received, recNo) all the same.
+  const lots = found.filter((row) => row.recNo !== null).map((row) => toEntity(m, Lot, row));
+  lots.sort((a, b) => a.received.getTime() - b.received.getTime() || a.recNo - b.recNo);
+  return { level: found.length > 0, lots };
+}
+
+/** A lot filter as the conditions on lot `l`, in-stock lots only, with their parameters. */
+function lotConditions(m: EntityManager, f: LotFilter): [string, unknown[]] {
+  const conditions = ['l.active = 1'];
+  const params: unknown[] = [];
+  const equal = (sql: string, value: unknown) => {
+    conditions.push(sql);
+    params.push(value);
+  };
+  if (!f.includeHeld) conditions.push('l.hold = 0');
+  if (f.onlyHeld) conditions.push('l.hold = 1');
+  if (f.recNo !== undefined) equal('l.recNo = ?', f.recNo);
+  if (f.spot !== undefined) equal('l.spot = ?', f.spot);
+  if (f.serial !== undefined) equal('l.serial = ?', f.serial);
+  if (f.serial2 !== undefined) equal('l.serial2 = ?', f.serial2);
+  if (f.rFIDTag !== undefined) equal('l.rFIDTag = ?', f.rFIDTag);
+  if (f.notAtSpot !== undefined) equal('l.spot <> ?', f.notAtSpot);
+  if (f.received) {
+    equal('l.received >= ?', columnValue(m, Lot, 'received', f.received.from));
+    equal('l.received < ?', columnValue(m, Lot, 'received', f.received.before));
+  }
+  return [conditions.join(' AND '), params];
 }
 
 function lockLevel(tx: TransactionRunner, m: EntityManager, partNo: number, wID: number): Promise<StockLevel | null> {

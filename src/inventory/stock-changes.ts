@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type EntityManager, In } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
-import { addDecimal, DECIMAL_MAX, storedTenThousandths, subtractDecimal, withinDecimalMax } from '../quantity.js';
+import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
+import { columnValue, execute, insertRows, plusDecimal, updateRows } from '../database/statements.js';
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -46,21 +47,40 @@ export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: 
   const done: TakenLot[] = plan.whole.map((lot) => ({ from: lot, recNo: lot.recNo, units: lot.units }));
   if (plan.part) {
     const { lot, units } = plan.part;
-    await m.update(Lot, { recNo: lot.recNo }, { units: subtractDecimal(lot.units, units), modified: now });
-    const part = m.create(Lot, { ...lot, ...changes, recNo: undefined, units, modified: now });
-    await m.insert(Lot, part);
-    done.push({ from: lot, recNo: part.recNo, units });
+    await updateRows(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]);
+    const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
+    done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
-  for (const lots of chunks(plan.whole)) await m.update(Lot, { recNo: In(lots.map((l) => l.recNo)) }, { ...changes, modified: now });
+  for (const lots of chunks(plan.whole)) await updateRows(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo));
   return done;
 }
 
 /** Adds to a locked stock_level row; past DECIMAL_MAX → StockLimitExceeded. */
-export async function adjustLevel(m: EntityManager, item: Item, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
+export async function adjustLevel(m: EntityManager, item: Pick<Item, 'shortID'>, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
   if (!level) return;
   if (!withinDecimalMax(storedTenThousandths(level.inStock), inStock)) throw new StockLimitExceeded(item.shortID, level.wID);
   const next = { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
   await m.update(StockLevel, { partNo: level.partNo, wID: level.wID }, { ...next, modified: now });
+}
+
+/**
+ * Adds to the item's stock_level row for the warehouse in one statement, the
+ * sums done exactly by the database (no read before the write); it locks the
+ * row. False when there is no such row. The caller has checked the bound.
+ */
+export async function addToLevel(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<boolean> {
+  const changed = await execute(
+    m,
+    `UPDATE stock_level SET inStock = ${plusDecimal(m, 'inStock')}, onHold = ${plusDecimal(m, 'onHold')}, modified = ? WHERE partNo = ? AND wID = ?`,
+    [decimalText(inStock), decimalText(onHold), columnValue(m, StockLevel, 'modified', now), partNo, wid],
+  );
+  return changed > 0;
+}
+
+function decimalText(value: number): string {
+  const count = toTenThousandths(value);
+  if (count === null) throw new RangeError(`${value} is not a DECIMAL(18,4) value`);
+  return formatDecimal(count);
 }
 
 export type LedgerRow = Pick<LedgerEntry, 'recNo' | 'fromRecNo' | 'fromWid' | 'fromSpot' | 'toWid' | 'toSpot' | 'units'>;
@@ -107,6 +127,6 @@ export async function writeLedger(
     requestKey: origin.requestKey,
     created,
   }));
-  for (const chunk of chunks(entries)) await m.insert(LedgerEntry, chunk);
+  for (const chunk of chunks(entries)) await insertRows(m, LedgerEntry, chunk);
   await countLedgerRows(m, rows);
 }

@@ -1,10 +1,35 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import {
+  applyDecorators,
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+  type OnModuleInit,
+  RequestMethod,
+  SetMetadata,
+  type Type,
+  UseInterceptors,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DECORATORS } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
+import { DeclaredRoutes } from '../http/routes.js';
 import { Page } from './page.js';
+import { isPageClass } from './page.responses.js';
+
+const PAGE_HEADERS = 'pagination:headers';
 
 /**
- * For any handler that returns a `Page`: the headers of spec "Limits" and
+ * On every list route (a route that can answer a `Page`): the page headers.
+ * Only list routes carry it, so a point read pays for no interceptor;
+ * `PageHeadersCheck` refuses to start a service with a route that documents a
+ * page answer (`@ApiAnswer` with a `PageOf` class) and lacks it.
+ */
+export const PageHeaders = () => applyDecorators(SetMetadata(PAGE_HEADERS, true), UseInterceptors(PageHeadersInterceptor));
+
+/**
+ * For a handler that returns a `Page`: the headers of spec "Limits" and
  * DECISIONS "Pagination" (`X-Total-Count`, `X-Page-Size`, `X-Page`) and an
  * RFC 8288 `Link` header with first, prev, next and last.
  */
@@ -20,6 +45,24 @@ export class PageHeadersInterceptor implements NestInterceptor {
         return body;
       }),
     );
+  }
+}
+
+/** At start-up: a list route without `@PageHeaders()` would send its pages without their headers, so the service does not start. */
+@Injectable()
+export class PageHeadersCheck implements OnModuleInit {
+  constructor(
+    private readonly routes: DeclaredRoutes,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    const missing = this.routes
+      .all()
+      .filter((r) => r.method === RequestMethod.GET && !this.reflector.getAllAndOverride<boolean>(PAGE_HEADERS, [r.handler, r.controller]))
+      .filter((r) => ((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, r.handler) ?? []) as Type[]).some(isPageClass))
+      .map((r) => r.name);
+    if (missing.length) throw new Error(`List routes without @PageHeaders(): ${missing.join(', ')}`);
   }
 }
 

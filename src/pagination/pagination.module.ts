@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { PageHeadersInterceptor } from './page-headers.interceptor.js';
+import { PageHeadersCheck } from './page-headers.interceptor.js';
 
-/** Page headers for every list endpoint; lists themselves use `PageQueryDto` and `paginate`. */
-@Module({ providers: [{ provide: APP_INTERCEPTOR, useClass: PageHeadersInterceptor }] })
+/**
+ * The start-up check that every list route declares its page headers
+ * (`@PageHeaders()`); lists themselves use `PageQueryDto` and `paginate`.
+ */
+@Module({ providers: [PageHeadersCheck] })
 export class PaginationModule {}

@@ -3,6 +3,8 @@ import { IsInt, IsOptional, IsString, Min } from 'class-validator';
 import type { Caller } from '../../src/auth/caller.js';
 import { CurrentCaller, Public, RequirePermission } from '../../src/auth/guards.js';
 import { SecurityId } from '../../src/auth/security-id.js';
+import { UnitOfWork } from '../../src/http/unit-of-work.js';
+import { PageHeaders } from '../../src/pagination/page-headers.interceptor.js';
 import { PageQueryDto } from '../../src/pagination/page-query.dto.js';
 import { MAX_PAGE_SIZE, Page, resolvePage, type PageSpec } from '../../src/pagination/page.js';
 
@@ -36,12 +38,14 @@ class ProbeController {
   }
 
   @Post('echo')
+  @UnitOfWork()
   echo(@Body() body: ProbeDto): ProbeDto {
     return body;
   }
 
   /** A list of 60 numbered rows through the real page envelope and headers. */
   @Get('page')
+  @PageHeaders()
   page(@Query() query: PageQueryDto): Page<{ n: number }> {
     const request = resolvePage(query, PROBE_SPEC);
     const rows = Array.from({ length: 60 }, (_, i) => ({ n: i + 1 }));
@@ -74,6 +78,7 @@ class SecuredProbeController {
   }
 
   @Post('15')
+  @UnitOfWork()
   @HttpCode(200)
   @RequirePermission(SecurityId.LocateMoveUnits, 'probe')
   move() {
@@ -81,6 +86,7 @@ class SecuredProbeController {
   }
 
   @Post('88')
+  @UnitOfWork()
   @HttpCode(200)
   @RequirePermission(SecurityId.NegativeAdjustment, 'probe')
   issue() {
@@ -88,6 +94,7 @@ class SecuredProbeController {
   }
 
   @Post('95')
+  @UnitOfWork()
   @HttpCode(200)
   @RequirePermission(SecurityId.PositiveAdjustment, 'probe')
   receive() {
@@ -95,6 +102,7 @@ class SecuredProbeController {
   }
 
   @Post('116')
+  @UnitOfWork()
   @HttpCode(200)
   @RequirePermission(SecurityId.ModifyItemMaster, 'probe')
   modify() {
@@ -102,6 +110,7 @@ class SecuredProbeController {
   }
 
   @Post('scope')
+  @UnitOfWork()
   @HttpCode(200)
   @RequirePermission(SecurityId.LocateMoveUnits, 'probe')
   scope(@CurrentCaller() caller: Caller, @Body() body: ScopeDto) {

@@ -1,0 +1,114 @@
+import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+
+/**
+ * Hand-written, parameterised statements for the hot paths (a point read, a
+ * Receive), through the same TypeORM connection and transaction as
+ * everything else, without the query builder's work per request (SQL built
+ * from metadata, aliases, the result transformer). `?` placeholders serve
+ * both drivers. Rows come back as the entity's values exactly as the query
+ * builder would give them: the driver reads each column (DATETIME as a UTC
+ * `Date`, booleans, DECIMAL) and applies the column's transformer.
+ */
+
+interface Shape {
+  columns: ColumnMetadata[];
+  /** The select list by alias ('' for none), each column quoted for the dialect. */
+  lists: Map<string, string>;
+}
+
+const shapes = new WeakMap<object, Shape>();
+
+function shapeOf(m: EntityManager, entity: EntityTarget<ObjectLiteral>): Shape {
+  const metadata = m.connection.getMetadata(entity);
+  let shape = shapes.get(metadata);
+  if (!shape) shapes.set(metadata, (shape = { columns: metadata.columns, lists: new Map() }));
+  return shape;
+}
+
+/** Every column of the entity as a select list, `alias.` before each when given (`i.partNo, i.shortID, …`). */
+export function columnList(m: EntityManager, entity: EntityTarget<ObjectLiteral>, alias = ''): string {
+  const shape = shapeOf(m, entity);
+  let list = shape.lists.get(alias);
+  if (list === undefined) {
+    const prefix = alias ? `${alias}.` : '';
+    list = shape.columns.map((c) => `${prefix}${m.connection.driver.escape(c.databaseName)}`).join(', ');
+    shape.lists.set(alias, list);
+  }
+  return list;
+}
+
+/** A row read by a statement that selected `columnList(m, entity)`: the entity's values, typed as the query builder would type them. */
+export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, row: Record<string, unknown>): T {
+  const driver = m.connection.driver;
+  const out: Record<string, unknown> = {};
+  for (const column of shapeOf(m, entity).columns) out[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
+  return out as T;
+}
+
+/** The rows of a statement. */
+export function rows(m: EntityManager, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  return m.query(sql, params);
+}
+
+/** A write in the transaction of `m`: the number of rows it changed (matched, for an UPDATE). */
+export async function execute(m: EntityManager, sql: string, params: unknown[]): Promise<number> {
+  if (!m.queryRunner) throw new Error('execute() writes in a transaction: pass its manager');
+  const result = await m.queryRunner.query(sql, params, true);
+  return result.affected ?? 0;
+}
+
+/** A value as the driver stores it in the entity's column (a `Date` as SQLite's UTC text, say), for a statement's parameter. */
+export function columnValue(m: EntityManager, entity: EntityTarget<ObjectLiteral>, property: string, value: unknown): unknown {
+  const column = m.connection.getMetadata(entity).findColumnWithPropertyName(property);
+  if (!column) throw new Error(`no column ${property}`);
+  return m.connection.driver.preparePersistentValue(value, column);
+}
+
+/**
+ * `column + ?` for a DECIMAL(18,4) column, exactly, the parameter being the
+ * amount as decimal text (`formatDecimal`). MySQL/MariaDB add decimals
+ * exactly once the text is cast to DECIMAL (text alone would be added as a
+ * double). SQLite keeps these columns as doubles: the sum is rounded to 4
+ * places, which is the double nearest the exact sum, the value the service
+ * would have written itself.
+ */
+export function plusDecimal(m: EntityManager, column: string): string {
+  return m.connection.options.type === 'mysql' ? `${column} + CAST(? AS DECIMAL(18,4))` : `ROUND(${column} + ?, 4)`;
+}
+
+/**
+ * Inserts rows of an entity in one statement in the transaction of `m`: the
+ * columns are those the first row gives a value (every row gives the same),
+ * each value stored as the driver stores it (`columnValue`). Returns the key
+ * the database generated for a single row (MySQL's insert id, SQLite's last
+ * row id).
+ */
+export async function insertRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Promise<number> {
+  if (!m.queryRunner) throw new Error('insertRows() writes in a transaction: pass its manager');
+  const metadata = m.connection.getMetadata(entity);
+  const driver = m.connection.driver;
+  const columns = metadata.columns.filter((c) => !c.isGenerated && c.asExpression === undefined && values[0][c.propertyName as keyof T] !== undefined);
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  const sql = `INSERT INTO ${driver.escape(metadata.tableName)} (${columns.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES ${values.map(() => row).join(', ')}`;
+  const params = values.flatMap((v) => columns.map((c) => driver.preparePersistentValue(v[c.propertyName as keyof T], c)));
+  const result = await m.queryRunner.query(sql, params, true);
+  const raw = result.raw as { insertId?: number } | number | bigint;
+  return Number(typeof raw === 'object' ? raw.insertId : raw);
+}
+
+/** Sets these properties on the entity's rows whose `key` is one of `keys`, in one statement in the transaction of `m`; returns the rows changed. */
+export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, set: Partial<T>, key: keyof T & string, keys: unknown[]): Promise<number> {
+  const metadata = m.connection.getMetadata(entity);
+  const driver = m.connection.driver;
+  const column = (property: string) => {
+    const found = metadata.findColumnWithPropertyName(property);
+    if (!found) throw new Error(`no column ${property} in ${metadata.tableName}`);
+    return found;
+  };
+  const changed = Object.keys(set).filter((p) => set[p as keyof T] !== undefined).map(column);
+  const keyColumn = column(key);
+  const sql = `UPDATE ${driver.escape(metadata.tableName)} SET ${changed.map((c) => `${driver.escape(c.databaseName)} = ?`).join(', ')} WHERE ${driver.escape(keyColumn.databaseName)} IN (${keys.map(() => '?').join(', ')})`;
+  const params = [...changed.map((c) => driver.preparePersistentValue(set[c.propertyName as keyof T], c)), ...keys.map((k) => driver.preparePersistentValue(k, keyColumn))];
+  return execute(m, sql, params);
+}
