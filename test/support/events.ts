@@ -23,6 +23,9 @@ export async function feed(t: TestApp, bearer: string, query: Record<string, str
 
 /** Every event after `after` the caller sees (following next), optionally of some types. */
 export async function eventsAfter(t: TestApp, bearer: string, after: number, types?: string): Promise<FedEvent[]> {
+  // An event is published right after its change commits, by a turn the commit starts and does not wait for:
+  // the answer of the write may reach the test first. The tests check what is published, not how soon.
+  await t.app.get(EventSequencer).settled();
   const events: FedEvent[] = [];
   for (let next = after; ; ) {
     const res = await feed(t, bearer, { after: next, limit: 1000, ...(types ? { types } : {}) });
