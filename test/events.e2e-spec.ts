@@ -220,6 +220,18 @@ describe(`Events (${testDatabaseKind()})`, () => {
     expect(Object.keys(res.body.details)).toEqual([name]);
   });
 
+  it("shows a client its own write's event when it reads the feed right after the write's answer (no wait of its own)", async () => {
+    const item = await givenItem(t, admin.bearer, { description: 'Read your writes' });
+    let from = await lastSeq(t);
+    for (let i = 0; i < 20; i++) {
+      const received = await receive(t, admin.bearer, { itemID: item.shortID, units: 1 }).expect(201);
+      // Straight to the feed: the write's publishing turn may still be running; the read waits for it.
+      const res = await request(t.http).get('/api/v1/Events').query({ after: from, types: 'stock.received' }).set('Authorization', admin.bearer).expect(200);
+      expect(res.body.value.map((e: FedEvent) => e.data.recNo)).toEqual([received.body.recNo]);
+      from = res.body.next;
+    }
+  });
+
   it('refuses a repeated parameter, and a caller without SecurityID 11 or without a token', async () => {
     expect((await request(t.http).get('/api/v1/Events?after=1&after=2').set('Authorization', admin.bearer)).status).toBe(400);
     const writer = await givenClient(t, { permissions: [SecurityId.PositiveAdjustment] });

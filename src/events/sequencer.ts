@@ -8,6 +8,8 @@ import { EventSequence, OutboxEvent } from './events.entities.js';
 
 /** Rows one turn takes at most (plus the rest of the transactions it has started on). */
 export const CLAIM_ROWS = 500;
+/** The longest GET /Events waits for this instance's turn in progress before it reads. */
+export const CATCH_UP_MS = 200;
 /** The sweeper's period: how late an event can be in the feed if the turn after its commit was lost (a crash). */
 const SWEEP_MS = 1000;
 /** Pruning: how often, and how many rows a statement deletes (small, so a delete never holds locks for long). */
@@ -31,7 +33,8 @@ const DAY_MS = 24 * 3600 * 1000;
  *
  * A turn runs right after every transaction that recorded events commits
  * (TransactionRunner.afterCommit; calls during a turn make one more turn
- * after it), and, in the service (`start`), every second as a sweeper, which
+ * after it, so under load one turn serves the commits of the one before),
+ * and, in the service (`start`), every second as a sweeper, which
  * also heals a crash between a commit and its turn, and now and then prunes
  * events older than EVENTS_RETENTION_DAYS in small chunks.
  */
@@ -39,6 +42,10 @@ const DAY_MS = 24 * 3600 * 1000;
 export class EventSequencer implements OnModuleDestroy {
   private running: Promise<void> | null = null;
   private again = false;
+  /** Calls of `soon` so far, and how many of them the turns finished so far covered (a turn covers the calls made before it started). */
+  private asked = 0;
+  private covered = 0;
+  private waiters: Array<{ upTo: number; done: () => void }> = [];
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private lastPrune = 0;
@@ -59,37 +66,74 @@ export class EventSequencer implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    this.stopped = true;
+    await this.settled();
   }
 
   /** A turn as soon as possible: at once, or right after the turn in progress. Never fails: a failed turn is logged and left to the sweeper. */
   soon(): void {
     if (this.stopped) return;
+    this.asked++;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      // A commit between the drain's last look and now asked for a turn that nobody took yet.
-      if (this.again) this.soon();
+    this.turn();
+  }
+
+  /**
+   * Resolves once every turn asked of this instance so far has run, or after
+   * `maxMs`: GET /Events waits for it, so that a client reading the feed
+   * right after its write's answer sees that write's event.
+   */
+  caughtUp(maxMs = CATCH_UP_MS): Promise<void> {
+    if (this.covered >= this.asked) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { upTo: this.asked, done: () => undefined as void };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve();
+      }, maxMs);
+      waiter.done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push(waiter);
     });
   }
 
-  /** Resolves once no turn is in progress (tests). */
+  /** Resolves once no turn is in progress (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.running) await this.running;
+  }
+
+  private turn(): void {
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      // A commit between the drain's last look and now asked for a turn that nobody took yet.
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.turn();
+      }
+    });
   }
 
   private async drain(): Promise<void> {
     do {
       this.again = false;
+      const upTo = this.asked;
       try {
         while ((await this.claim()) >= CLAIM_ROWS && !this.stopped);
       } catch (error) {
         this.logger?.log.error({ err: error }, 'events: giving seqs to committed events failed; the sweeper tries again');
+      }
+      // Even after a failure: a waiter must not wait for the sweeper (it reads what is there).
+      this.covered = Math.max(this.covered, upTo);
+      const ready = this.waiters.filter((w) => w.upTo <= this.covered);
+      if (ready.length) {
+        this.waiters = this.waiters.filter((w) => w.upTo > this.covered);
+        for (const w of ready) w.done();
       }
     } while (this.again && !this.stopped);
   }
@@ -101,8 +145,9 @@ export class EventSequencer implements OnModuleDestroy {
       const seen = await this.unsequenced(m).orderBy('e.eventNo', 'ASC').limit(CLAIM_ROWS).getMany();
       if (!seen.length) return 0;
       // Every row of each transaction seen (they committed together), so that its events take consecutive seqs.
+      // Fewer than CLAIM_ROWS rows are all there are in this snapshot, every transaction's rows with them.
       const unitIds = [...new Set(seen.map((e) => e.unitId))];
-      const rows = await this.unsequenced(m).andWhere('e.unitId IN (:...unitIds)', { unitIds }).getMany();
+      const rows = seen.length < CLAIM_ROWS ? seen : await this.unsequenced(m).andWhere('e.unitId IN (:...unitIds)', { unitIds }).getMany();
       const firstOf = new Map<string, number>();
       for (const e of rows) firstOf.set(e.unitId, Math.min(firstOf.get(e.unitId) ?? Infinity, e.eventNo));
       rows.sort((a, b) => firstOf.get(a.unitId)! - firstOf.get(b.unitId)! || a.pos - b.pos);
