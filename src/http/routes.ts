@@ -1,6 +1,6 @@
 import { Injectable, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 
 /** One route handler of the application, as declared on its controller. */
 export interface DeclaredRoute {
@@ -20,7 +20,15 @@ export class DeclaredRoutes {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
   ) {}
+
+  /** The names of the routes `applies` selects that lack `marker` (a decorator's metadata key, on the handler or on its controller). */
+  lacking(marker: string, applies: (route: DeclaredRoute) => boolean): string[] {
+    return this.all()
+      .filter((r) => applies(r) && !this.reflector.getAllAndOverride<boolean>(marker, [r.handler, r.controller]))
+      .map((r) => r.name);
+  }
 
   all(): DeclaredRoute[] {
     const routes: DeclaredRoute[] = [];

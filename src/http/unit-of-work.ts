@@ -8,7 +8,6 @@ import {
   SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { EntityManager } from 'typeorm';
@@ -81,16 +80,10 @@ export class UnitOfWorkInterceptor implements NestInterceptor {
 /** At start-up: a write route without `@UnitOfWork()` would write outside its request's unit, so the service does not start. */
 @Injectable()
 export class UnitOfWorkCheck implements OnModuleInit {
-  constructor(
-    private readonly routes: DeclaredRoutes,
-    private readonly reflector: Reflector,
-  ) {}
+  constructor(private readonly routes: DeclaredRoutes) {}
 
   onModuleInit(): void {
-    const missing = this.routes
-      .all()
-      .filter((r) => !READ_METHODS.has(r.method) && !this.reflector.getAllAndOverride<boolean>(UNIT_OF_WORK, [r.handler, r.controller]))
-      .map((r) => r.name);
+    const missing = this.routes.lacking(UNIT_OF_WORK, (r) => !READ_METHODS.has(r.method));
     if (missing.length) throw new Error(`Write routes without @UnitOfWork(): ${missing.join(', ')}`);
   }
 }

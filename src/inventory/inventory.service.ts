@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller.js';
-import { sumDecimals, withinDecimalMax } from '../quantity.js';
+import { addDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
 import { insertRows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
@@ -49,9 +49,9 @@ export class InventoryService {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
-      const found = await lockItemWithTotal(this.tx, m, dto.itemID);
+      const found = await lockItemWithTotal(this.tx, m, dto.itemID, dto.wid);
       if (!found) throw unknownItem(dto.itemID);
-      const { item, total } = found;
+      const { item, total, level } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
       if (!withinDecimalMax(total, dto.units)) throw new StockLimitExceeded(item.shortID, null);
       const now = new Date();
@@ -82,7 +82,10 @@ export class InventoryService {
       });
       // The item's total is within the bound, so is this warehouse's part of it.
       const onHold = lot.hold ? dto.units : 0;
+      // The row was locked with the item when it existed: after the change it holds exactly this.
+      let levelAfter = level ? { inStock: addDecimal(level.inStock, dto.units), onHold: addDecimal(level.onHold, onHold) } : undefined;
       if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
+        levelAfter = undefined;
         await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
         await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
       }
@@ -91,7 +94,7 @@ export class InventoryService {
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
       const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
-      await recordStockEvent(this.outbox, m, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result });
+      await recordStockEvent(this.outbox, m, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }
@@ -101,14 +104,16 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const { lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto));
+      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto));
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
       await addToLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
-      await recordStockEvent(this.outbox, m, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result });
+      // The row was locked before the change, and an Issue leaves onHold as it was.
+      const levelAfter = level ? { inStock: subtractDecimal(level.inStock, dto.units), onHold: level.onHold } : undefined;
+      await recordStockEvent(this.outbox, m, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }
@@ -157,7 +162,7 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const { lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold));
+      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold));
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       const done = await applyPick(m, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
@@ -166,7 +171,9 @@ export class InventoryService {
       await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
       const result = hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
-      await recordStockEvent(this.outbox, m, { type: hold ? 'stock.held' : 'stock.released', item, dto, clientId: caller.clientId, answer: result });
+      // The row was locked before the change: inStock stays, onHold moves by the units.
+      const levelAfter = level ? { inStock: level.inStock, onHold: hold ? addDecimal(level.onHold, units) : subtractDecimal(level.onHold, units) } : undefined;
+      await recordStockEvent(this.outbox, m, { type: hold ? 'stock.held' : 'stock.released', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
 import { columnList, columnValue, rows, toEntity } from '../database/statements.js';
-import { storedTenThousandths } from '../quantity.js';
+import { readStoredDecimal, storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
 import { countStockRow } from '../database/counters.js';
 import { Lot, StockLevel } from './inventory.entities.js';
@@ -44,21 +44,42 @@ export function lockItem(tx: TransactionRunner, m: EntityManager, itemID: string
   return tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').where('item.shortIdKey = :key', { key: caseKey(itemID) })).getOne();
 }
 
+/** A stock_level row's figures as read under its lock. */
+export interface LevelFigures {
+  inStock: number;
+  onHold: number;
+}
+
 /**
- * Receive's first statement: the item named by `itemID`, locked, and its
- * units in stock across every warehouse (ten-thousandths), read once the
- * lock is held; null when there is no such item. Receives of an item run one
- * at a time behind its lock, so the total is not raised meanwhile.
+ * Receive's first statement: the item named by `itemID`, locked, its units
+ * in stock across every warehouse (ten-thousandths), read once the lock is
+ * held, and its stock_level row in warehouse `wid`, locked too (the outer
+ * join reads the item first, so the lock order holds; null when the row is
+ * missing); null when there is no such item. Receives of an item run one at a
+ * time behind its lock, so the total is not raised meanwhile.
  */
-export async function lockItemWithTotal(tx: TransactionRunner, m: EntityManager, itemID: string): Promise<{ item: Item; total: bigint } | null> {
+export async function lockItemWithTotal(
+  tx: TransactionRunner,
+  m: EntityManager,
+  itemID: string,
+  wid: number,
+): Promise<{ item: Item; total: bigint; level: LevelFigures | null } | null> {
   const [row] = await rows(
     m,
-    `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total FROM item i WHERE i.shortIdKey = ?${tx.lockClause}`,
-    [caseKey(itemID)],
+    `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total, w.inStock AS levelInStock, w.onHold AS levelOnHold` +
+      ` FROM item i LEFT JOIN stock_level w ON w.partNo = i.partNo AND w.wID = ? WHERE i.shortIdKey = ?${tx.lockClause}`,
+    [wid, caseKey(itemID)],
   );
   if (!row) return null;
   const total = row.total as string | number | null;
-  return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total) };
+  return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total), level: levelFigures(row) };
+}
+
+/** The `levelInStock`/`levelOnHold` columns of a locking read, null when its stock_level row was missing. */
+function levelFigures(row: Record<string, unknown>): LevelFigures | null {
+  const inStock = row.levelInStock as string | number | null;
+  const onHold = row.levelOnHold as string | number | null;
+  return inStock === null || onHold === null ? null : { inStock: readStoredDecimal(inStock), onHold: readStoredDecimal(onHold) };
 }
 
 /** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */
@@ -101,20 +122,27 @@ export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: 
  * Issue's and Hold's locks in one statement: the item's stock_level row for
  * the warehouse, then (the outer join reads it first, so the lock order
  * holds) the in-stock lots there that pass the filter, oldest first. `level`
- * is false when the warehouse has no row for the item, and then no lot either.
+ * is the row's figures as locked, null when the warehouse has no row for the
+ * item, and then there is no lot either.
  */
-export async function lockLevelAndLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<{ level: boolean; lots: Lot[] }> {
+export async function lockLevelAndLots(
+  tx: TransactionRunner,
+  m: EntityManager,
+  partNo: number,
+  wid: number,
+  f: LotFilter,
+): Promise<{ level: LevelFigures | null; lots: Lot[] }> {
   const [matching, params] = lotConditions(m, f);
   const found = await rows(
     m,
-    `SELECT s.wID AS levelWid, ${columnList(m, Lot, 'l')} FROM stock_level s LEFT JOIN lot l ON l.partNo = s.partNo AND l.wID = s.wID AND ${matching} WHERE s.partNo = ? AND s.wID = ?${tx.lockClause}`,
+    `SELECT s.inStock AS levelInStock, s.onHold AS levelOnHold, ${columnList(m, Lot, 'l')} FROM stock_level s LEFT JOIN lot l ON l.partNo = s.partNo AND l.wID = s.wID AND ${matching} WHERE s.partNo = ? AND s.wID = ?${tx.lockClause}`,
     [...params, partNo, wid],
   );
   // Ordered here: an ORDER BY on the joined lots would have MariaDB sort them in a temporary table.
   // The lots are read, and locked, in the order of their index (partNo, wID, active, received, recNo) all the same.
   const lots = found.filter((row) => row.recNo !== null).map((row) => toEntity(m, Lot, row));
   lots.sort((a, b) => a.received.getTime() - b.received.getTime() || a.recNo - b.recNo);
-  return { level: found.length > 0, lots };
+  return { level: found.length > 0 ? levelFigures(found[0]) : null, lots };
 }
 
 /** A lot filter as the conditions on lot `l`, in-stock lots only, with their parameters. */

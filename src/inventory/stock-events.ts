@@ -2,6 +2,7 @@ import { type EntityManager, In } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import type { EventOutbox, EventType } from '../events/outbox.js';
 import { subtractDecimal } from '../quantity.js';
+import type { LevelFigures } from './locks.js';
 import { StockLevel } from './inventory.entities.js';
 
 /** A committed stock change as its event tells it (EXTENSIONS "Events"). */
@@ -13,19 +14,27 @@ export interface StockChange {
   clientId: string;
   /** The operation's answer, which the event's data starts with. */
   answer: object;
+  /**
+   * The stock level row after the change, when the operation knows it for
+   * certain (it read the row under its lock and changed it by a known amount):
+   * then the event needs no read of its own. Only for a one-warehouse change.
+   */
+  levelAfter?: LevelFigures;
 }
 
 /**
  * Records the event of a stock change in its transaction, after its writes:
  * the answer, then the item, reasonCode, reference, client and the item's
  * stock level in each warehouse the operation touched, as it is now (a
- * warehouse without a stock_level row has nothing: zeros).
+ * warehouse without a stock_level row has nothing: zeros), read here unless
+ * the operation passed it (`levelAfter`).
  */
 export async function recordStockEvent(outbox: EventOutbox, m: EntityManager, change: StockChange): Promise<void> {
   const { item, dto } = change;
   const toWid = dto.shipToWid !== undefined && dto.shipToWid !== dto.wid ? dto.shipToWid : undefined;
   const wids = toWid === undefined ? [dto.wid] : [dto.wid, toWid].sort((a, b) => a - b);
-  const rows = new Map((await m.find(StockLevel, { where: { partNo: item.partNo, wID: In(wids) } })).map((l) => [l.wID, l]));
+  const known = change.levelAfter && toWid === undefined ? new Map([[dto.wid, change.levelAfter]]) : null;
+  const rows: Map<number, LevelFigures> = known ?? new Map((await m.find(StockLevel, { where: { partNo: item.partNo, wID: In(wids) } })).map((l) => [l.wID, l]));
   const levels = wids.map((wid) => {
     const level = rows.get(wid);
     return { wid, inStock: level?.inStock ?? 0, onHold: level?.onHold ?? 0, available: level ? subtractDecimal(level.inStock, level.onHold) : 0 };

@@ -10,11 +10,10 @@ import {
   type Type,
   UseInterceptors,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { DECORATORS } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
-import { DeclaredRoutes } from '../http/routes.js';
+import { type DeclaredRoute, DeclaredRoutes } from '../http/routes.js';
 import { Page } from './page.js';
 import { isPageClass } from './page.responses.js';
 
@@ -51,17 +50,12 @@ export class PageHeadersInterceptor implements NestInterceptor {
 /** At start-up: a list route without `@PageHeaders()` would send its pages without their headers, so the service does not start. */
 @Injectable()
 export class PageHeadersCheck implements OnModuleInit {
-  constructor(
-    private readonly routes: DeclaredRoutes,
-    private readonly reflector: Reflector,
-  ) {}
+  constructor(private readonly routes: DeclaredRoutes) {}
 
   onModuleInit(): void {
-    const missing = this.routes
-      .all()
-      .filter((r) => r.method === RequestMethod.GET && !this.reflector.getAllAndOverride<boolean>(PAGE_HEADERS, [r.handler, r.controller]))
-      .filter((r) => ((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, r.handler) ?? []) as Type[]).some(isPageClass))
-      .map((r) => r.name);
+    // A list route: a GET whose documented answer is a page.
+    const isList = (r: DeclaredRoute) => r.method === RequestMethod.GET && ((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, r.handler) ?? []) as Type[]).some(isPageClass);
+    const missing = this.routes.lacking(PAGE_HEADERS, isList);
     if (missing.length) throw new Error(`List routes without @PageHeaders(): ${missing.join(', ')}`);
   }
 }
