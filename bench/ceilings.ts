@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { randomInt, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Controller, Get, Module } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, Post, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { IsInt, IsNumber, IsString, Min } from 'class-validator';
 import mysql from 'mysql2/promise';
+import { DataSource } from 'typeorm';
 import { caseKey } from '../src/database/case-key.js';
 import { readStoredDecimal, storedTenThousandths, toTenThousandths, withinDecimalMax } from '../src/quantity.js';
 
@@ -15,6 +17,10 @@ import { readStoredDecimal, storedTenThousandths, toTenThousandths, withinDecima
  *     GET /item/<partNo>            (b) GET /Item/<partNo>'s point query;
  *     GET /lots[?page=&pageSize=]   (c) a page of GET /Inventory: its lots, newest first, as the service sends them;
  *     POST /receive                 (d) POST /Inventory/Receive's transaction.
+ *   stack <port> <url> (e) the floor of this stack for a Receive: a NestJS + Express route, its body
+ *                      validated by class-validator (ValidationPipe), running (d)'s statements through a
+ *                      TypeORM DataSource (mysql2, a pool of 10) query runner; no auth, no idempotency,
+ *                      no events, no metrics. What the service's Receive costs beyond it is ours.
  */
 const ITEM = {
   partNo: 4711,
@@ -187,7 +193,10 @@ async function receive(pool: mysql.Pool, raw: string): Promise<[number, object]>
   }
 }
 
-async function receiveOnce(conn: mysql.PoolConnection, key: { partNo: number } | { shortIdKey: string }, wid: number, units: number): Promise<[number, object]> {
+/** What receiveOnce uses of a connection: mysql2's `query`, answering `[rows or result header, …]`. */
+type Queryable = Pick<mysql.PoolConnection, 'query'>;
+
+async function receiveOnce(conn: Queryable, key: { partNo: number } | { shortIdKey: string }, wid: number, units: number): Promise<[number, object]> {
   await conn.query('START TRANSACTION');
   const [items] = (await conn.query(
     'partNo' in key ? 'SELECT partNo, shortID, shortIdKey, discontinued FROM item WHERE partNo = ? FOR UPDATE' : 'SELECT partNo, shortID, shortIdKey, discontinued FROM item WHERE shortIdKey = ? FOR UPDATE',
@@ -234,6 +243,61 @@ async function receiveOnce(conn: mysql.PoolConnection, key: { partNo: number } |
   await conn.query('INSERT INTO list_count (list, scope, slot, n) VALUES ? ON DUPLICATE KEY UPDATE n = n + VALUES(n)', [rows]);
   await conn.query('COMMIT');
   return [201, { status: 'received', recNo: lot.insertId }];
+}
+
+class ReceiveBody {
+  @IsString()
+  shortID: string;
+
+  @IsInt()
+  @Min(1)
+  wid: number;
+
+  @IsNumber({ maxDecimalPlaces: 4 })
+  units: number;
+}
+
+/** (e): (d)'s transaction behind Nest's routing and validation, through TypeORM's query runner. */
+function stackModule(dataSource: DataSource) {
+  @Controller('receive')
+  class StackReceiveController {
+    @Post()
+    @HttpCode(201)
+    async receive(@Body() body: ReceiveBody): Promise<object> {
+      for (let attempt = 1; ; attempt++) {
+        const runner = dataSource.createQueryRunner();
+        // mysql2's [rows] shape over TypeORM's query(), which answers the rows (or the result header) alone.
+        const conn = { query: async (sql: string, params?: unknown[]) => [await runner.query(sql, params)] } as unknown as Queryable;
+        try {
+          await runner.connect();
+          const [, answer] = await receiveOnce(conn, { shortIdKey: caseKey(body.shortID) }, body.wid, body.units);
+          return answer;
+        } catch (error) {
+          await runner.query('ROLLBACK').catch(() => undefined);
+          const errno = (error as { driverError?: { errno?: number } }).driverError?.errno;
+          if (!(errno === 1213 || errno === 1205) || attempt >= MAX_ATTEMPTS) throw error;
+          await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+        } finally {
+          await runner.release();
+        }
+      }
+    }
+  }
+  @Module({ controllers: [StackReceiveController] })
+  class StackModule {}
+  return StackModule;
+}
+
+async function stack(port: number, url: string): Promise<void> {
+  const dataSource = new DataSource({ type: 'mysql', url, poolSize: 10, timezone: 'Z', extra: { connectionLimit: 10 } });
+  await dataSource.initialize();
+  // READ COMMITTED per pooled connection, as the service and (d) do.
+  (dataSource.driver as unknown as { pool: { on(event: string, listener: (c: { query(sql: string): void }) => void): void } }).pool.on('connection', (c) =>
+    c.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'),
+  );
+  const app = await NestFactory.create(stackModule(dataSource), { logger: false });
+  app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
+  await app.listen(port, '127.0.0.1');
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -296,8 +360,10 @@ async function main(): Promise<void> {
     await app.listen(Number(port), '127.0.0.1');
   } else if (kind === 'raw') {
     await raw(Number(port), url);
+  } else if (kind === 'stack') {
+    await stack(Number(port), url);
   } else {
-    throw new Error('usage: ceilings.js nest|raw <port> [mysql url]');
+    throw new Error('usage: ceilings.js nest|raw|stack <port> [mysql url]');
   }
   process.stdout.write('ready\n');
 }

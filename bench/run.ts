@@ -32,9 +32,9 @@ const CONNECTIONS = Number(args.connections);
 const WARMUP = Number(args.warmup);
 if (!(WARMUP >= 0)) throw new Error('--warmup must be a number of seconds, 0 or more');
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
-// BENCH_PORT moves the four ports (service, ceiling (a), ceilings (b)–(d), the service without metrics) together, e.g. for a second checkout's run.
+// BENCH_PORT moves the five ports (service, ceiling (a), ceilings (b)–(d), the service without metrics, ceiling (e)) together, e.g. for a second checkout's run.
 const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
-const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, noMetrics: PORT_BASE + 3 };
+const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, noMetrics: PORT_BASE + 3, stack: PORT_BASE + 4 };
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Row {
@@ -82,8 +82,16 @@ async function main(): Promise<void> {
   const rawExited = new Promise((resolve) => raw.once('exit', resolve));
   raw.kill('SIGTERM');
   await rawExited;
+  const stack = await start(['dist/bench/ceilings.js', 'stack', String(PORTS.stack), DB_URL], /ready/);
+  let stackReceiveSeq = 0;
+  const stackReceive = await drive('ceiling (e): NestJS + class-validator + TypeORM, Receive transaction', PORTS.stack, () =>
+    post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (stackReceiveSeq++ % 3), units: 1 }),
+  );
+  const stackExited = new Promise((resolve) => stack.once('exit', resolve));
+  stack.kill('SIGTERM');
+  await stackExited;
   const lotCounterOk = await checkLotCounter();
-  const ceilings = [nestCeiling, ...Object.values(raws)];
+  const ceilings = [nestCeiling, ...Object.values(raws), stackReceive];
 
   const t0 = Date.now();
   // Started the way `npm run start:prod` starts it, with the same Node flags.
@@ -134,6 +142,9 @@ async function main(): Promise<void> {
     Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps });
     rows.push(row);
   }
+  // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
+  const receiveRow = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
+  rows.push({ ...receiveRow, scenario: 'POST /Inventory/Receive, against the stack floor (e)', ceiling: '(e)', vsCeiling: receiveRow.rps / stackReceive.rps });
   rows.push(...(await warehouseOperations(seeded, auth, rows, nestCeiling, raws.d)));
   rows.push(...(await metricsCost(seeded, auth, nestCeiling)));
   const peakRssMb = memoryMb(service, 'VmHWM');
@@ -377,7 +388,8 @@ function render(
       `the rows joined to item and warehouse, total from a maintained counter (page 1 of 250 and of 25, page ${extra.lotPage} of 250); (d) Receive's transaction.`,
       '"× ceiling" is the req/s over that of the ceiling named beside it: the same work, or the nearest where marked ≈ (item and stock',
       "pages against a lot page of their size, Issue against Receive's transaction); the mixed scenario's is its parts' ceilings in its",
-      'proportions. "× (a)" is over the bare NestJS route.',
+      'proportions. "× (a)" is over the bare NestJS route. (e) is the floor of this stack for a Receive: (d)\'s statements through a TypeORM',
+      'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics.',
     ].join('\n'),
     '',
     '| Scenario | req/s | p50 ms | p99 ms | errors (5xx, network) | non-2xx | ceiling | × ceiling | × (a) |',
