@@ -85,13 +85,19 @@ async function main(): Promise<void> {
   const stack = await start(['dist/bench/ceilings.js', 'stack', String(PORTS.stack), DB_URL], /ready/);
   let stackReceiveSeq = 0;
   const stackReceive = await drive('ceiling (e): NestJS + class-validator + TypeORM, Receive transaction', PORTS.stack, () =>
-    post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (stackReceiveSeq++ % 3), units: 1 }),
+    post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (stackReceiveSeq++ % 3), units: 1 }), { 'content-type': 'application/json' },
   );
   const stackExited = new Promise((resolve) => stack.once('exit', resolve));
   stack.kill('SIGTERM');
   await stackExited;
   const lotCounterOk = await checkLotCounter();
   const ceilings = [nestCeiling, ...Object.values(raws), stackReceive];
+  // A ceiling that answered anything but 2xx measured failures, not the work: the run's ratios would mean nothing.
+  const failedCeilings = ceilings.filter((c) => c.errors > 0 || c.non2xx > 0);
+  if (failedCeilings.length) {
+    log(`ceilings with failed requests: ${failedCeilings.map((c) => c.scenario).join('; ')}`);
+    process.exitCode = 1;
+  }
 
   const t0 = Date.now();
   // Started the way `npm run start:prod` starts it, with the same Node flags.
