@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { checkedAddress, isPublicAddress, parseWebhookUrl, WebhookInputError } from './webhook-target.js';
 
 describe('webhook targets (SSRF)', () => {
@@ -55,5 +56,43 @@ describe('webhook targets (SSRF)', () => {
     [`https://example.com/${'x'.repeat(2048)}`, /at most 2048/],
   ])('refuses the URL %s', (raw, message) => {
     expect(() => parseWebhookUrl(raw)).toThrow(message);
+  });
+});
+
+describe('webhook URLs, fuzzed', () => {
+  const urlish = fc.oneof(
+    fc.string({ maxLength: 80 }),
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    fc.tuple(fc.constantFrom('http://', 'https://', 'ftp://', 'HTTP://', 'http:/', '//', 'javascript:'), fc.string({ maxLength: 40 })).map(([a, b]) => a + b),
+  );
+
+  it('either accepts an http(s) URL without credentials or refuses with a WebhookInputError, nothing else', () => {
+    fc.assert(
+      fc.property(urlish, (raw) => {
+        let url: URL;
+        try {
+          url = parseWebhookUrl(raw);
+        } catch (error) {
+          expect(error).toBeInstanceOf(WebhookInputError);
+          return;
+        }
+        expect(['http:', 'https:']).toContain(url.protocol);
+        expect(url.username + url.password).toBe('');
+        expect(url.hostname).not.toBe('');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('judges every IPv4 address without throwing, and never calls a private one public', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), (address) => {
+        const [a, b] = address.split('.').map(Number);
+        const isPrivate = a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+        if (isPrivate) expect(isPublicAddress(address)).toBe(false);
+        expect(isPublicAddress(`::ffff:${address}`)).toBe(isPublicAddress(address));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
