@@ -9,7 +9,7 @@ import { AppConfig } from '../config/config.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { AppLogger } from '../http/logger.js';
 import { Metrics } from '../metrics/metrics.js';
-import { EventSequence, WebhookDelivery, WebhookSubscription } from './events.entities.js';
+import { EventSequence, OutboxEvent, WebhookDelivery, WebhookSubscription } from './events.entities.js';
 import type { EventResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
 import { EventSequencer } from './sequencer.js';
@@ -121,10 +121,10 @@ export class WebhookRelay implements OnModuleDestroy {
     const due = await this.dataSource
       .getRepository(WebhookSubscription)
       .createQueryBuilder('s')
-      .where('(s.leaseUntil IS NULL OR s.leaseUntil < :now OR s.leaseOwner = :owner)', { now, owner: this.owner })
+      // Leases are given back after each turn, so only others' unexpired leases are skipped here (index leaseUntil, nextTry).
+      .where('(s.leaseUntil IS NULL OR s.leaseUntil < :now)', { now })
       .andWhere('(s.nextTry IS NULL OR s.nextTry <= :now)', { now })
       .andWhere('s.afterSeq < :lastSeq', { lastSeq })
-      .orderBy('s.id', 'ASC')
       .limit(SUBSCRIPTIONS_PER_TURN)
       .getMany();
     const done = await Promise.all(due.map((s) => this.claimAndWork(s, lastSeq)));
@@ -261,11 +261,15 @@ export class WebhookRelay implements OnModuleDestroy {
     });
   }
 
-  /** webhook_oldest_undelivered_seconds: the age of the oldest event after any subscription's position. */
+  /** webhook_oldest_undelivered_seconds: the age of the first event after the position of the subscription furthest behind. */
   private async measureLag(): Promise<void> {
     if (!this.metrics) return;
-    const [row] = await this.dataSource.query('SELECT MIN(e.occurred) AS oldest FROM webhook_subscription s JOIN event e ON e.seq = s.afterSeq + 1');
-    const oldest = row?.oldest ? new Date(typeof row.oldest === 'string' && !row.oldest.endsWith('Z') ? `${row.oldest.replace(' ', 'T')}Z` : row.oldest) : null;
-    this.metrics.webhookLag(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
+    const [row] = await this.dataSource.query('SELECT MIN(afterSeq) AS behind FROM webhook_subscription');
+    const behind = row?.behind === null || row?.behind === undefined ? null : Number(row.behind);
+    const next =
+      behind === null
+        ? null
+        : await this.dataSource.getRepository(OutboxEvent).createQueryBuilder('e').select(['e.eventNo', 'e.occurred']).where('e.seq > :behind', { behind }).orderBy('e.seq', 'ASC').limit(1).getOne();
+    this.metrics.webhookLag(next ? Math.max(0, (Date.now() - next.occurred.getTime()) / 1000) : 0);
   }
 }

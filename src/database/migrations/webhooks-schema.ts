@@ -32,7 +32,10 @@ export function webhooksSchema(d: Dialect): string[] {
       ${q('created')} ${dt} NOT NULL)${table}`,
     // webhook:list --client-id.
     ix('IX_webhook_subscription_clientId', 'webhook_subscription', ['clientId']),
-    // The relay's look for work: subscriptions whose lease is free or expired and whose next try is due.
+    // The relay's look for work: subscriptions behind the feed (afterSeq < lastSeq: few, most are caught up),
+    // or, when many are behind, those whose lease is free or lapsed and whose next try is due. afterSeq also
+    // gives the lag gauge the subscription furthest behind (MIN).
+    ix('IX_webhook_subscription_afterSeq', 'webhook_subscription', ['afterSeq']),
     ix('IX_webhook_subscription_lease', 'webhook_subscription', ['leaseUntil', 'nextTry']),
     `CREATE TABLE ${q('webhook_delivery')} (
       ${q('id')} ${bigId},
