@@ -203,6 +203,30 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     }
   });
 
+  it('with two instances on one database, delivers each event once, in seq order (one instance at a time holds the subscription)', async () => {
+    const second = await startTestApp({ database: t.database, config: { webhookRetrySeconds: [1, 1], accountCacheSeconds: 1 } });
+    try {
+      const r = await receiver();
+      const sub = subscribe(admin.clientId, r.url, 'item.created');
+      const created: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const via = i % 2 ? second : t;
+        const res = await request(via.http).post('/api/v1/Item').set('Authorization', admin.bearer).send({ shortID: `TWO-${process.pid}-${i}`, description: 'two instances' });
+        expect(res.status).toBe(201);
+        created.push(res.body.shortID);
+      }
+      await until(() => r.received.length >= 12, 15_000, 'twelve deliveries');
+      await sleep(1500);
+      const got = r.received.map((g) => verified(sub.secret, g));
+      expect(got.map((e) => (e.data as { shortID: string }).shortID)).toEqual(created);
+      expect(got.map((e) => e.seq)).toEqual([...got.map((e) => e.seq)].sort((a, b) => a - b));
+      expect((await webhooks().deliveries(String(sub.id))).deliveries).toHaveLength(12);
+      await webhooks().delete(String(sub.id));
+    } finally {
+      await second.close();
+    }
+  });
+
   it('webhook:list shows the subscriptions, never their secrets', () => {
     const sub = subscribe(admin.clientId, 'http://127.0.0.1:9/x', 'stock.*,item.created');
     const all = cli(t.database.url, ['webhook:list']);
