@@ -4,6 +4,7 @@ import https from 'node:https';
 import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessService } from '../auth/access.service.js';
+import type { Caller } from '../auth/caller.js';
 import { SecurityId } from '../auth/security-id.js';
 import { AppConfig } from '../config/config.js';
 import { TransactionRunner } from '../database/transactions.js';
@@ -133,18 +134,19 @@ export class WebhookRelay implements OnModuleDestroy {
   }
 
   private async claimAndWork(sub: WebhookSubscription, lastSeq: number): Promise<boolean> {
+    // A disabled client (or one without SecurityID 11) receives nothing: not even a claim is written for it.
+    const caller = await this.access.callerOf(sub.clientId);
+    if (!caller || !caller.can(SecurityId.ItemMasterList)) return false;
     if (!(await this.claim(sub.id))) return false;
     try {
-      return await this.work(sub, lastSeq);
+      return await this.work(sub, caller, lastSeq);
     } finally {
       await this.update(sub.id, { leaseOwner: null, leaseUntil: null }).catch(() => undefined);
     }
   }
 
   /** Delivers the subscription's next events; stops at a failure (to be retried), at shutdown, or when the subscription is gone. */
-  private async work(sub: WebhookSubscription, lastSeq: number): Promise<boolean> {
-    const caller = await this.access.callerOf(sub.clientId);
-    if (!caller || !caller.can(SecurityId.ItemMasterList)) return false;
+  private async work(sub: WebhookSubscription, caller: Caller, lastSeq: number): Promise<boolean> {
     const types = sub.types === null ? undefined : (JSON.parse(sub.types) as string[]).join(',');
     const page = await this.events.page(caller, { after: sub.afterSeq, limit: EVENTS_PER_TURN, types });
     let attempt = sub.attempt;

@@ -53,7 +53,14 @@ export function cli(databaseUrl: string, args: string[], env: Record<string, str
   const r = spawnSync(process.execPath, ['dist/src/cli.js', ...args], {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 60_000,
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) as Record<string, unknown> };
+  const json = () => {
+    try {
+      return JSON.parse(r.stdout) as Record<string, unknown>;
+    } catch {
+      throw new Error(`${args[0]} answered no JSON: status ${r.status}, signal ${r.signal}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+  };
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
 }
