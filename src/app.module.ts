@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { EventsModule } from './events/events.module.js';
+import { WebhooksModule } from './events/webhooks.module.js';
 import { HttpModule } from './http/http.module.js';
 import { PaginationModule } from './pagination/pagination.module.js';
 import { RedisModule } from './redis/redis-link.js';
@@ -39,6 +40,7 @@ export class AppModule {
         InventoryModule,
         HealthModule,
         EventsModule,
+        WebhooksModule,
         ...imports,
       ],
     };

@@ -8,6 +8,7 @@ import { AppModule } from './app.module.js';
 import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
 import type { AppConfig } from './config/config.js';
 import { EventSequencer } from './events/sequencer.js';
+import { WebhookRelay } from './events/webhook-relay.js';
 import { bodyParserErrors, sanitizeBody } from './http/body-errors.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { Readiness } from './health/readiness.js';
@@ -61,8 +62,9 @@ export async function createApp(
   await app.init();
   const credentials = await app.get(AdminService).bootstrapIfEmpty();
   if (credentials) (options.announce ?? announceOnStdout)(credentials);
-  // The service publishes events (a turn now, then every second); the admin CLI, which builds no app here, does not.
+  // The service publishes events (a turn now, then every second) and delivers webhooks; the admin CLI, which builds no app here, does neither.
   app.get(EventSequencer).start();
+  app.get(WebhookRelay).start();
   return app;
 }
 

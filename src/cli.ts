@@ -11,6 +11,9 @@ import { AppConfig, ConfigError, loadConfig, loadDotEnv } from './config/config.
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DomainError } from './errors.js';
+import { EventsModule } from './events/events.module.js';
+import { WebhookInputError } from './events/webhook-target.js';
+import { WebhookService } from './events/webhooks.service.js';
 import { checkLedger } from './inventory/ledger-check.js';
 
 /**
@@ -21,7 +24,7 @@ import { checkLedger } from './inventory/ledger-check.js';
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database, { migrate: config.migrationsAtStart }), AdminModule, CatalogModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database, { migrate: config.migrationsAtStart }), AdminModule, CatalogModule, EventsModule] };
   }
 }
 
@@ -29,6 +32,7 @@ type Flags = Record<string, { type: 'string' | 'boolean' }>;
 interface Services {
   admin: AdminService;
   items: ItemsService;
+  webhooks: WebhookService;
   dataSource: DataSource;
 }
 const str = { type: 'string' } as const;
@@ -66,6 +70,14 @@ const COMMANDS: Record<string, Command> = {
     required: ['short-id', 'alias'],
     run: ({ items }, v) => items.createAlias(String(v['short-id']), String(v.alias)),
   },
+  'webhook:create': {
+    flags: { 'client-id': str, url: str, types: str },
+    required: ['client-id', 'url'],
+    run: ({ webhooks }, v) => webhooks.create({ clientId: String(v['client-id']), url: String(v.url), types: v.types === undefined ? undefined : String(v.types) }),
+  },
+  'webhook:list': { flags: { 'client-id': str }, required: [], run: ({ webhooks }, v) => webhooks.list(v['client-id'] === undefined ? undefined : String(v['client-id'])) },
+  'webhook:delete': { flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.delete(String(v.id)) },
+  'webhook:deliveries': { flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.deliveries(String(v.id)) },
   // The stock invariant on DATABASE_URL (see ledger-check.ts); exit 1 on any mismatch.
   'ledger:check': { flags: {}, required: [], run: ({ dataSource }) => checkLedger(dataSource), status: (report) => ((report as { ok: boolean }).ok ? 0 : 1) },
 };
@@ -79,6 +91,10 @@ const USAGE = `usage: npm run --silent cli -- <command> [flags]
   client:enable --client-id X
   client:rotate-secret --client-id X
   alias:create --short-id ABC-1 --alias CUST-9
+  webhook:create --client-id X --url https://erp.example.com/hooks [--types stock.*,item.created]
+  webhook:list [--client-id X]
+  webhook:delete --id N
+  webhook:deliveries --id N
   ledger:check`;
 
 async function main(argv: string[]): Promise<number> {
@@ -109,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
-    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService), dataSource: app.get(DataSource) }, values);
+    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService), webhooks: app.get(WebhookService), dataSource: app.get(DataSource) }, values);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return command.status?.(result) ?? 0;
   } finally {
@@ -120,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof AdminInputError || error instanceof ConfigError || error instanceof DomainError;
+    const known = error instanceof AdminInputError || error instanceof WebhookInputError || error instanceof ConfigError || error instanceof DomainError;
     process.stderr.write(`error: ${known ? (error as Error).message : `unexpected failure: ${String(error).split('\n')[0]}`}\n`);
     process.exit(1);
   },

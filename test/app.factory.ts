@@ -92,6 +92,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     shutdownDelayMs: 0,
     txRetryBudgetMs: 2000,
     eventsRetentionDays: 30,
+    webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
+    // The tests' receivers listen on loopback.
+    webhookAllowPrivate: true,
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { listCountersFill } from '../src/database/migrations/list-counters.js';
+import { WebhookRelay } from '../src/events/webhook-relay.js';
+import { WebhookService } from '../src/events/webhooks.service.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { links } from './support/pages.js';
@@ -103,6 +105,20 @@ interface PlanRow {
     expect(await badPlans(statements)).toEqual([]);
   });
 
+  it('the webhook relay and the webhook commands read their indexes', async () => {
+    const ids = await seedWebhooks(t, all.clientId);
+    capture = [];
+    await t.app.get(WebhookRelay).turn();
+    await t.app.get(WebhookService).list(all.clientId);
+    await t.app.get(WebhookService).deliveries(String(ids[7]));
+    const ran = capture;
+    capture = null;
+    const statements = ran.filter((c) => /^SELECT/i.test(c.sql) && /FROM `?(webhook_subscription|webhook_delivery|event)\b/.test(c.sql));
+    // The look for work, the lag gauge (two reads), the list, the subscription's existence and its attempts.
+    expect(statements.length).toBeGreaterThanOrEqual(6);
+    expect(await badPlans(statements)).toEqual([]);
+  });
+
   for (const list of LISTS) {
     for (const sort of list.sorts) {
       for (const direction of ['ASC', 'DESC']) {
@@ -124,6 +140,23 @@ interface PlanRow {
     }
   }
 });
+
+/** Thousands of subscriptions, most caught up with the feed, a few behind it and leased by another instance; thousands of attempts. */
+async function seedWebhooks(t: TestApp, clientId: string): Promise<number[]> {
+  const db = t.dataSource;
+  const [{ lastSeq }] = await db.query('SELECT lastSeq FROM event_sequence WHERE id = 1');
+  const soon = new Date(Date.now() + 60_000);
+  const rows = Array.from({ length: 3000 }, (_, i) => {
+    const behind = i % 300 === 0;
+    return [i % 50 === 0 ? clientId : `c_other_${i % 97}`, 'http://127.0.0.1:9/hooks', null, 'whsec_AAAA', 0, behind ? Number(lastSeq) - 1 : Number(lastSeq), 0, null, behind ? 'another' : null, behind ? soon : null, new Date()];
+  });
+  await db.query('INSERT INTO webhook_subscription (clientId, url, types, secret, createdSeq, afterSeq, attempt, nextTry, leaseOwner, leaseUntil, created) VALUES ?', [rows]);
+  const ids = (await db.query('SELECT id FROM webhook_subscription ORDER BY id')).map((r: { id: number }) => Number(r.id));
+  const attempts = Array.from({ length: 6000 }, (_, j) => [ids[j % 40], '00000000-0000-4000-8000-000000000000', j + 1, 1, 204, null, new Date(), null]);
+  await db.query('INSERT INTO webhook_delivery (subscriptionId, eventId, seq, attempt, status, error, attemptedAt, nextTry) VALUES ?', [attempts]);
+  await db.query('ANALYZE TABLE webhook_subscription, webhook_delivery');
+  return ids;
+}
 
 /** Thousands of events: from the items and lots seeded (one item event each, one stock event per lot, in their warehouse). */
 async function seedEvents(t: TestApp): Promise<void> {

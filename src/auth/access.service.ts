@@ -145,6 +145,12 @@ export class AccessService {
     return verdict(record, await this.account(record.clientId));
   }
 
+  /** The client as a caller of the API now (at most ACCOUNT_CACHE_SECONDS old); null when it is disabled or unknown. */
+  async callerOf(clientId: string): Promise<Caller | null> {
+    const account = await this.account(clientId);
+    return account === 'disabled' ? null : account.caller;
+  }
+
   private async account(clientId: string): Promise<Account> {
     const cached = this.accounts.get(clientId);
     if (cached) return cached;

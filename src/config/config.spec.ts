@@ -27,6 +27,8 @@ describe('loadConfig', () => {
       shutdownDelayMs: 0,
       txRetryBudgetMs: 2000,
       eventsRetentionDays: 30,
+      webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
+      webhookAllowPrivate: false,
     });
   });
 
@@ -46,6 +48,8 @@ describe('loadConfig', () => {
       SHUTDOWN_DELAY_MS: '5000',
       TX_RETRY_BUDGET_MS: '10000',
       EVENTS_RETENTION_DAYS: '7',
+      WEBHOOK_RETRY_SECONDS: '1, 2,3',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -62,6 +66,8 @@ describe('loadConfig', () => {
       shutdownDelayMs: 5000,
       txRetryBudgetMs: 10000,
       eventsRetentionDays: 7,
+      webhookRetrySeconds: [1, 2, 3],
+      webhookAllowPrivate: true,
     });
   });
 
@@ -93,6 +99,10 @@ describe('loadConfig', () => {
     ['SHUTDOWN_DELAY_MS', '-1'],
     ['TX_RETRY_BUDGET_MS', '60001'],
     ['EVENTS_RETENTION_DAYS', '0'],
+    ['WEBHOOK_RETRY_SECONDS', '5;30'],
+    ['WEBHOOK_RETRY_SECONDS', '5,-1'],
+    ['WEBHOOK_RETRY_SECONDS', '86401'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

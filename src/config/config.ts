@@ -46,6 +46,10 @@ export class AppConfig {
   readonly txRetryBudgetMs: number;
   /** How long events stay in the feed, in days (EVENTS_RETENTION_DAYS). */
   readonly eventsRetentionDays: number;
+  /** The pauses before each retry of a webhook delivery, in seconds (WEBHOOK_RETRY_SECONDS); after the last, the event is recorded as failed. */
+  readonly webhookRetrySeconds: number[];
+  /** Whether webhook URLs may reach loopback, private and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
+  readonly webhookAllowPrivate: boolean;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -71,6 +75,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', 2000, 0, 60_000),
     eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
+    webhookRetrySeconds: secondsList(env, 'WEBHOOK_RETRY_SECONDS', DEFAULT_WEBHOOK_RETRY_SECONDS),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
   });
 }
 
@@ -116,6 +122,20 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be a whole number from ${min} to ${max}; got "${raw.slice(0, 40)}"`);
   }
   return Number(raw);
+}
+
+/** Retries of a webhook delivery: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h (about 24 h in all). */
+export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
+
+/** A comma-separated list of 0 to 50 whole numbers of seconds, each at most a day. */
+function secondsList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 50 || parts.some((p) => !/^\d{1,5}$/.test(p) || Number(p) > 86_400)) {
+    throw new ConfigError(name, `must be a comma-separated list of at most 50 whole numbers of seconds, each from 0 to 86400; got "${raw.slice(0, 40)}"`);
+  }
+  return parts.map(Number);
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {

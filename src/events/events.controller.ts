@@ -7,17 +7,23 @@ import { ApiAnswer } from '../http/openapi-decorators.js';
 import { EventQueryDto } from './events.dto.js';
 import { EventPageResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
+import { EventSequencer } from './sequencer.js';
 
 /** The feed of committed changes (EXTENSIONS "Events"). */
 @ApiTags('Events')
 @Controller('Events')
 export class EventsController {
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly sequencer: EventSequencer,
+  ) {}
 
   @Get()
   @RequirePermission(SecurityId.ItemMasterList, "Events after a seq, in commit order: stock changes in the caller's warehouses, every item change")
   @ApiAnswer(HttpStatus.OK, EventPageResponseDto)
-  page(@CurrentCaller() caller: Caller, @Query() query: EventQueryDto): Promise<EventPageResponseDto> {
+  async page(@CurrentCaller() caller: Caller, @Query() query: EventQueryDto): Promise<EventPageResponseDto> {
+    // Read your writes: first (at most CATCH_UP_MS) the publishing turn of what this instance has committed so far.
+    await this.sequencer.caughtUp();
     return this.events.page(caller, query);
   }
 }

@@ -59,4 +59,84 @@ export class EventSequence {
   lastSeq: number;
 }
 
-export const EVENTS_ENTITIES = [OutboxEvent, EventSequence];
+
+
+/** A webhook subscription (EXTENSIONS "Events"): a client's URL, the types it wants, its secret and where its relay stands. */
+@Entity('webhook_subscription')
+export class WebhookSubscription {
+  @PrimaryColumn({ type: 'int', generated: 'increment' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  clientId: string;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url: string;
+
+  /** The `--types` as given, as a JSON array; null for every type. */
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  types: string | null;
+
+  /** `whsec_<base64>`: the HMAC key is the base64-decoded part. */
+  @Column({ type: 'varchar', length: 100 })
+  secret: string;
+
+  /** The last seq when it was created: it receives the events after it. */
+  @Column({ type: 'bigint', transformer: bigintNumber })
+  createdSeq: number;
+
+  /** Every event up to this seq is done for it (delivered, failed for good, or not one it receives). */
+  @Column({ type: 'bigint', transformer: bigintNumber })
+  afterSeq: number;
+
+  /** Attempts made so far at the event after `afterSeq`, and when the next one is due (null: at once). */
+  @Column({ type: 'int', default: 0 })
+  attempt: number;
+
+  @Column({ type: 'datetime', nullable: true })
+  nextTry: Date | null;
+
+  /** The instance delivering it, until when (a lease: a killed instance's lapses). */
+  @Column({ type: 'varchar', length: 36, nullable: true })
+  leaseOwner: string | null;
+
+  @Column({ type: 'datetime', nullable: true })
+  leaseUntil: Date | null;
+
+  @Column({ type: 'datetime' })
+  created: Date;
+}
+
+/** One attempt at delivering an event to a subscription. */
+@Entity('webhook_delivery')
+export class WebhookDelivery {
+  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintNumber })
+  id: number;
+
+  @Column({ type: 'int' })
+  subscriptionId: number;
+
+  @Column({ type: 'varchar', length: 36 })
+  eventId: string;
+
+  @Column({ type: 'bigint', transformer: bigintNumber })
+  seq: number;
+
+  @Column({ type: 'int' })
+  attempt: number;
+
+  /** The HTTP status that came back; null when none did. */
+  @Column({ type: 'int', nullable: true })
+  status: number | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  error: string | null;
+
+  @Column({ type: 'datetime' })
+  attemptedAt: Date;
+
+  /** When the event is tried again; null when this attempt was the last (delivered or failed for good). */
+  @Column({ type: 'datetime', nullable: true })
+  nextTry: Date | null;
+}
+export const EVENTS_ENTITIES = [OutboxEvent, EventSequence, WebhookSubscription, WebhookDelivery];

@@ -5,7 +5,6 @@ import type { Caller } from '../auth/caller.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
 import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
-import { EventSequencer } from './sequencer.js';
 
 /** The page size of GET /Events without `limit` (EXTENSIONS "Events"). */
 export const DEFAULT_EVENT_LIMIT = 100;
@@ -15,21 +14,15 @@ export const DEFAULT_EVENT_LIMIT = 100;
  * caller may see: a stock event when it touched one of the caller's
  * warehouses, every item event. Only events with a seq are read, and seqs
  * become visible in order (EventSequencer), so a page never skips an event
- * that a later page could show. The read waits first (at most CATCH_UP_MS)
- * for this instance's sequencer turn that its commits so far are in, so that
- * a client sees its own write's event right after the write's answer.
+ * that a later page could show.
  */
 @Injectable()
 export class EventsService {
-  constructor(
-    @InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>,
-    private readonly sequencer: EventSequencer,
-  ) {}
+  constructor(@InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>) {}
 
   async page(caller: Caller, query: EventQueryDto): Promise<EventPageResponseDto> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_EVENT_LIMIT;
-    await this.sequencer.caughtUp();
     const qb = this.events.createQueryBuilder('e').where('e.seq > :after', { after }).orderBy('e.seq', 'ASC').limit(limit + 1);
     if (query.types !== undefined) qb.andWhere('e.type IN (:...types)', { types: eventTypes(query.types) });
     const wids = [...caller.warehouses];

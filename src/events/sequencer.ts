@@ -49,6 +49,7 @@ export class EventSequencer implements OnModuleDestroy {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private lastPrune = 0;
+  private readonly published: Array<() => void> = [];
 
   constructor(
     private readonly tx: TransactionRunner,
@@ -103,6 +104,11 @@ export class EventSequencer implements OnModuleDestroy {
     });
   }
 
+  /** Calls `listener` after each turn that gave seqs to events (the webhook relay wakes up). */
+  onPublished(listener: () => void): void {
+    this.published.push(listener);
+  }
+
   /** Resolves once no turn is in progress (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.running) await this.running;
@@ -124,7 +130,11 @@ export class EventSequencer implements OnModuleDestroy {
       this.again = false;
       const upTo = this.asked;
       try {
-        while ((await this.claim()) >= CLAIM_ROWS && !this.stopped);
+        let claimed;
+        do {
+          claimed = await this.claim();
+          if (claimed) for (const listener of this.published) listener();
+        } while (claimed >= CLAIM_ROWS && !this.stopped);
       } catch (error) {
         this.logger?.log.error({ err: error }, 'events: giving seqs to committed events failed; the sweeper tries again');
       }

@@ -62,6 +62,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by result: delivered (a 2xx), retry (to be tried again), failed (no retries left)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookOldest = new Gauge({
+    name: 'webhook_oldest_undelivered_seconds',
+    help: "Age of the oldest event after a webhook subscription's position (0 when every subscription is up to date)",
+    registers: [this.registry],
+  });
+
   constructor(dataSource: DataSource) {
     collectDefaultMetrics({ register: this.registry });
     const pool = mysqlPool(dataSource);
@@ -87,6 +99,16 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /** Counts a webhook delivery attempt. */
+  webhookDelivery(result: 'delivered' | 'retry' | 'failed'): void {
+    this.webhookDeliveries.inc({ result });
+  }
+
+  /** Sets the age of the oldest event not yet delivered to its subscription. */
+  webhookLag(seconds: number): void {
+    this.webhookOldest.set(seconds);
   }
 
   /** Counts a transient failure of a transaction attempt. */

@@ -7,6 +7,8 @@ import { givenClient, tokenFor, type TestClient } from '../support/auth.js';
 import { givenItem } from '../support/catalog.js';
 import { expectLedgerConsistent, givenStock, issue, lotsOf, receive, stockOf } from '../support/inventory.js';
 import { ProbeModule } from '../support/probe.module.js';
+import { cli, startReceiver, until } from '../support/webhooks.js';
+import { WebhookService } from '../../src/events/webhooks.service.js';
 import {
   ADMIN_PATHS, anotherApp, basicTokenRequest, documentedOps, type Fixture, get, HARDENED, hardening, inBatches, INVALID_CLIENT,
   INVALID_TOKEN, ITEM_FIELDS, levelOf, LOT_FIELDS, NO_PERMISSION, notFound, type OpenApiDocument, OUT_OF_SCOPE, PAGE_FIELDS, post,
@@ -16,10 +18,11 @@ import { sleep } from './workload.js';
 
 /**
  * The OWASP API Security Top 10 (2023), over real HTTP against the real
- * service on a real database, one describe per risk. API7 (SSRF) and API10
- * (unsafe consumption of APIs) do not apply: the service never fetches a URL
- * and consumes no other API. The route tables and the expected answers
- * are in owasp-routes.ts.
+ * service on a real database, one describe per risk. API7 (SSRF) applies to
+ * the webhook URLs only, the one place where the service fetches a URL; API10
+ * (unsafe consumption of APIs) does not apply: the service consumes no other
+ * API (a receiver's answer is read for its status only, at most 64 KiB). The
+ * route tables and the expected answers are in owasp-routes.ts.
  */
 
 let t: TestApp;
@@ -467,6 +470,59 @@ describe(`API6:2023 Unrestricted Access to Sensitive Business Flows (${testDatab
     );
     expect(new Set(ok.map((r) => JSON.stringify(r.body))).size).toBe(1);
     expect(await levelOf(t, admin.bearer, shortID, 1)).toMatchObject({ inStock: 4 });
+  });
+});
+
+describe(`API7:2023 Server Side Request Forgery (${testDatabaseKind()})`, () => {
+  // webhook:create as an operator runs it, without WEBHOOK_ALLOW_PRIVATE: every target that is not public unicast is refused.
+  it.each([
+    'http://127.0.0.1/',
+    'http://127.255.0.1:8080/x',
+    'http://10.0.0.1/',
+    'http://172.31.1.1/',
+    'http://192.168.0.1/',
+    'http://100.64.0.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://0.0.0.0/',
+    'http://[::1]/',
+    'http://[::]/',
+    'http://[fe80::1]/',
+    'http://[fd00::1]/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://2130706433/',
+    'http://0177.0.0.1/',
+    'http://0x7f.0.0.1/',
+    'http://localhost/',
+  ])('webhook:create refuses %s', async (url) => {
+    const r = cli(t.database.url, ['webhook:create', '--client-id', admin.clientId, '--url', url]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: the URL resolves to .*non-public address/);
+  });
+
+  it.each(['file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO', 'http://admin:pw@example.com/', 'javascript:alert(1)'])('webhook:create refuses %s', async (url) => {
+    const r = cli(t.database.url, ['webhook:create', '--client-id', admin.clientId, '--url', url]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error: --url must/);
+  });
+
+  it('follows no redirect: a 302 to another address is a failed attempt, and the other address gets nothing', async () => {
+    const target = await startReceiver();
+    const redirecting = await startReceiver(() => ({ status: 302, headers: { location: target.url } }));
+    try {
+      const sub = await t.app.get(WebhookService).create({ clientId: admin.clientId, url: redirecting.url, types: 'item.created' });
+      await givenItem(t, admin.bearer);
+      await until(async () => (await t.app.get(WebhookService).deliveries(String(sub.id))).deliveries.length > 0);
+      await sleep(300);
+      const [attempt] = (await t.app.get(WebhookService).deliveries(String(sub.id))).deliveries;
+      expect(attempt).toMatchObject({ attempt: 1, status: 302, error: 'HTTP 302' });
+      expect(redirecting.received).toHaveLength(1);
+      expect(target.received).toHaveLength(0);
+      await t.app.get(WebhookService).delete(String(sub.id));
+    } finally {
+      await redirecting.close();
+      await target.close();
+    }
   });
 });
 

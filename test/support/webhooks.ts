@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request a receiver got: its headers and raw body. */
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback (node:http): records every POST and answers `status(n)` to the n-th (from 1). */
+export interface Receiver {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(status: (n: number, req: Received) => number | { status: number; headers: Record<string, string> } = () => 204): Promise<Receiver> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const got = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(got);
+      const answer = status(received.length, got);
+      if (typeof answer === 'number') res.writeHead(answer).end();
+      else res.writeHead(answer.status, answer.headers).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Polls `check` until it is true (every 50 ms), failing after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'the condition'): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The admin CLI as an operator runs it (the built dist/src/cli.js), on the database given. */
+export function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ['dist/src/cli.js', ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const json = () => {
+    try {
+      return JSON.parse(r.stdout) as Record<string, unknown>;
+    } catch {
+      throw new Error(`${args[0]} answered no JSON: status ${r.status}, signal ${r.signal}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+  };
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
