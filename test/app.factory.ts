@@ -91,6 +91,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     metricsEnabled: true,
     shutdownDelayMs: 0,
     txRetryBudgetMs: 2000,
+    eventsEnabled: true,
     eventsRetentionDays: 30,
     webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
     // The tests' receivers listen on loopback.

@@ -273,3 +273,28 @@ describe(`Events (${testDatabaseKind()})`, () => {
     expect((await eventsAfter(t, admin.bearer, 0)).map((e) => e.seq)).toEqual([from + 2]);
   });
 });
+
+/** EVENTS_ENABLED=false: writes record no event and publish nothing; the feed is empty; the writes themselves are unchanged. */
+describe(`Events switched off (${testDatabaseKind()})`, () => {
+  let t: TestApp;
+  let admin: TestClient;
+  beforeAll(async () => {
+    t = await startTestApp({ config: { eventsEnabled: false } });
+    admin = await givenClient(t, { warehouses: [1, 2] });
+  });
+  afterAll(async () => {
+    await expectLedgerConsistent(t);
+    await t.close();
+  });
+
+  it('records no event for an item change or a stock change, and the feed is empty', async () => {
+    const item = await givenItem(t, admin.bearer, { description: 'No events' });
+    await receive(t, admin.bearer, { itemID: item.shortID, units: 5 }).expect(201);
+    await issue(t, admin.bearer, { itemID: item.shortID, units: 2 }).expect(200);
+    await move(t, admin.bearer, { itemID: item.shortID, units: 1, shipToWid: 2 }).expect(200);
+    expect(await eventRows(t)).toBe(0);
+    const res = await feed(t, admin.bearer);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ value: [], next: 0, hasMore: false });
+  });
+});

@@ -44,6 +44,8 @@ export class AppConfig {
   readonly shutdownDelayMs: number;
   /** How long a write may spend running its transaction again after transient failures (deadlocks, certification failures) before 409. */
   readonly txRetryBudgetMs: number;
+  /** Whether committed changes record events (EVENTS_ENABLED); false: no event rows, an empty feed, no webhooks. */
+  readonly eventsEnabled: boolean;
   /** How long events stay in the feed, in days (EVENTS_RETENTION_DAYS). */
   readonly eventsRetentionDays: number;
   /** The pauses before each retry of a webhook delivery, in seconds (WEBHOOK_RETRY_SECONDS); after the last, the event is recorded as failed. */
@@ -74,6 +76,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', 2000, 0, 60_000),
+    eventsEnabled: boolean(env, 'EVENTS_ENABLED', true),
     eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
     webhookRetrySeconds: secondsList(env, 'WEBHOOK_RETRY_SECONDS', DEFAULT_WEBHOOK_RETRY_SECONDS),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),

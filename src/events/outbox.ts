@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { AppConfig } from '../config/config.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { OutboxEvent } from './events.entities.js';
 import { EventSequencer } from './sequencer.js';
@@ -42,12 +43,19 @@ export class EventOutbox {
   /** The transactions (by manager) that have recorded events: their unitId and the next position. */
   private readonly units = new WeakMap<EntityManager, { unitId: string; next: number }>();
 
+  /** False with EVENTS_ENABLED=false: nothing is recorded (callers may skip building their events). */
+  readonly enabled: boolean;
+
   constructor(
     private readonly tx: TransactionRunner,
     private readonly sequencer: EventSequencer,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.enabled = config.eventsEnabled;
+  }
 
   async record(m: EntityManager, event: DomainEvent): Promise<void> {
+    if (!this.enabled) return;
     let unit = this.units.get(m);
     if (!unit) {
       unit = { unitId: randomUUID(), next: 0 };

@@ -30,6 +30,7 @@ export interface StockChange {
  * the operation passed it (`levelAfter`).
  */
 export async function recordStockEvent(outbox: EventOutbox, m: EntityManager, change: StockChange): Promise<void> {
+  if (!outbox.enabled) return;
   const { item, dto } = change;
   const toWid = dto.shipToWid !== undefined && dto.shipToWid !== dto.wid ? dto.shipToWid : undefined;
   const wids = toWid === undefined ? [dto.wid] : [dto.wid, toWid].sort((a, b) => a - b);
