@@ -17,6 +17,7 @@ import { readStoredDecimal, storedTenThousandths, toTenThousandths, withinDecima
  *     GET /item/<partNo>            (b) GET /Item/<partNo>'s point query;
  *     GET /lots[?page=&pageSize=]   (c) a page of GET /Inventory: its lots, newest first, as the service sends them;
  *     POST /receive                 (d) POST /Inventory/Receive's transaction.
+ *     GET /events?after=&limit=     (f) a page of GET /Events: the caller's events after a seq, in seq order.
  *   stack <port> <url> (e) the floor of this stack for a Receive: a NestJS + Express route, its body
  *                      validated by class-validator (ValidationPipe), running (d)'s statements through a
  *                      TypeORM DataSource (mysql2, a pool of 10) query runner; no auth, no idempotency,
@@ -142,6 +143,23 @@ async function lotPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerRe
   };
   res.writeHead(200, { 'Content-Type': 'application/json', 'X-Total-Count': String(totalCount), 'X-Page-Size': String(pageSize), 'X-Page': String(page) });
   res.end(JSON.stringify(body));
+}
+
+/**
+ * (f) A page of the feed as GET /Events reads it (EventsService.page): the
+ * events after `after` in seq order that touch the caller's warehouses (or
+ * none: item events), one more than the page to know whether more follow;
+ * each event's data parsed from its stored JSON and sent as the feed sends it.
+ */
+async function eventPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerResponse): Promise<void> {
+  const after = Math.max(0, Number(url.searchParams.get('after')) || 0);
+  const limit = Math.min(1000, Math.max(1, Number(url.searchParams.get('limit')) || 100));
+  const [rows] = (await pool.query(
+    'SELECT id, seq, type, occurred, data FROM event WHERE seq > ? AND (wid IS NULL OR wid IN (?) OR toWid IN (?)) ORDER BY seq LIMIT ?',
+    [after, wids, wids, limit + 1],
+  )) as [Array<{ id: string; seq: number | string; type: string; occurred: Date; data: string }>, unknown];
+  const value = rows.slice(0, limit).map((e) => ({ id: e.id, seq: Number(e.seq), type: e.type, occurred: e.occurred.toISOString(), data: JSON.parse(e.data) as object }));
+  sendJson(res, 200, { value, next: value.length ? value[value.length - 1].seq : after, hasMore: rows.length > limit });
 }
 
 class Refused extends Error {
@@ -337,6 +355,8 @@ async function raw(port: number, uri: string): Promise<void> {
       const url = new URL(req.url ?? '/', 'http://ceiling.invalid');
       if (req.method === 'GET' && url.pathname === '/lots') {
         await lotPage(pool, wids, url, res);
+      } else if (req.method === 'GET' && url.pathname === '/events') {
+        await eventPage(pool, wids, url, res);
       } else if (req.method === 'POST' && url.pathname === '/receive') {
         const [status, body] = await receive(pool, await readBody(req));
         sendJson(res, status, body);

@@ -1,4 +1,6 @@
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -32,9 +34,9 @@ const CONNECTIONS = Number(args.connections);
 const WARMUP = Number(args.warmup);
 if (!(WARMUP >= 0)) throw new Error('--warmup must be a number of seconds, 0 or more');
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
-// BENCH_PORT moves the five ports (service, ceiling (a), ceilings (b)–(d), the service without metrics, ceiling (e)) together, e.g. for a second checkout's run.
+// BENCH_PORT moves the six ports (service, ceiling (a), ceilings (b)–(d) and (f), the second service of a setting's cost, ceiling (e), the webhook receiver) together, e.g. for a second checkout's run.
 const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
-const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, noMetrics: PORT_BASE + 3, stack: PORT_BASE + 4 };
+const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, second: PORT_BASE + 3, stack: PORT_BASE + 4, receiver: PORT_BASE + 5 };
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Row {
@@ -100,14 +102,7 @@ async function main(): Promise<void> {
   }
 
   const t0 = Date.now();
-  // Started the way `npm run start:prod` starts it, with the same Node flags.
-  const service = await start([...prodNodeFlags(), 'dist/src/main.js'], /"listening"/, {
-    DATABASE_URL: DB_URL,
-    PORT: String(PORTS.service),
-    LOG_LEVEL: 'info',
-    NODE_ENV: 'production',
-    RATE_LIMIT_PER_MINUTE: '10000000',
-  });
+  const service = await startService(PORTS.service);
   await waitHealthy(PORTS.service);
   const startMs = Date.now() - t0;
   const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
@@ -153,6 +148,9 @@ async function main(): Promise<void> {
   rows.push({ ...receiveRow, scenario: 'POST /Inventory/Receive, against the stack floor (e)', ceiling: '(e)', vsCeiling: receiveRow.rps / stackReceive.rps });
   rows.push(...(await warehouseOperations(seeded, auth, rows, nestCeiling, raws.d)));
   rows.push(...(await metricsCost(seeded, auth, nestCeiling)));
+  rows.push(...(await eventsCost(seeded, auth, nestCeiling)));
+  rows.push(await deliveryLag(seeded, auth));
+  rows.push(...(await feedPage(auth, nestCeiling)));
   const peakRssMb = memoryMb(service, 'VmHWM');
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
@@ -244,37 +242,53 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
   return out;
 }
 
-/**
- * What GET /metrics's counting costs a point read: a second service with
- * METRICS_ENABLED=false beside the first (warmed up first, unmeasured), the
- * same point read driven at each in turn, 4 rounds of a quarter of a
- * scenario's time (at least 2 s), so that both meet the same drift of a
- * shared machine. The "metrics on" row's × ceiling is its
- * req/s over the "metrics off" row's: ≥ 0.95 means metrics cost under 5%.
- */
-async function metricsCost(seeded: Seeded, auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
-  const off = await start([...prodNodeFlags(), 'dist/src/main.js'], /"listening"/, {
+/** The service as `npm run start:prod` starts it (same Node flags), on `port`, with the bench client's rate limit lifted, loopback webhooks allowed, and `env` on top. */
+function startService(port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  return start([...prodNodeFlags(), 'dist/src/main.js'], /"listening"/, {
     DATABASE_URL: DB_URL,
-    PORT: String(PORTS.noMetrics),
+    PORT: String(port),
     LOG_LEVEL: 'info',
     NODE_ENV: 'production',
     RATE_LIMIT_PER_MINUTE: '10000000',
-    METRICS_ENABLED: 'false',
+    // The delivery-lag scenario's receiver listens on loopback.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...env,
   });
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * What a setting costs: a second service with the setting off (`offEnv`) runs
+ * beside the first, on PORTS.second; after a warm-up of the second as long as
+ * a round, `request` is driven at each in turn, four rounds each, so that the
+ * machine's noise falls on both alike. Returns the off row, then the on row,
+ * whose "× ceiling" is its req/s over the off row's.
+ */
+async function settingCost(
+  seeded: Seeded,
+  auth: Record<string, string>,
+  nestCeiling: Row,
+  what: { offEnv: Record<string, string>; offLabel: string; onLabel: string; request: () => Record<string, unknown> },
+): Promise<Row[]> {
+  const off = await startService(PORTS.second, what.offEnv);
   try {
-    await waitHealthy(PORTS.noMetrics);
-    const token = await getToken(PORTS.noMetrics, seeded.clientId, seeded.clientSecret);
+    await waitHealthy(PORTS.second);
+    const token = await getToken(PORTS.second, seeded.clientId, seeded.clientSecret);
     const offAuth = { ...auth, authorization: `Bearer ${token}` };
-    const read = () => ({ path: `/api/v1/Item/${randomPartNo(seeded)}` });
     const rounds = 4;
     const seconds = Math.max(2, Math.round(SECONDS / rounds));
-    // The second service is new: warm it up (JIT, pool, caches) as long as a round, unmeasured, like the first one's minutes of scenarios.
-    await drive('GET /Item/<partNo>, metrics off, warm-up (not counted)', PORTS.noMetrics, read, offAuth, seconds);
+    await drive(`${what.offLabel}, warm-up (not counted)`, PORTS.second, what.request, offAuth, seconds);
     const on: Row[] = [];
     const without: Row[] = [];
     for (let r = 0; r < rounds; r++) {
-      on.push(await drive(`GET /Item/<partNo>, metrics on, round ${r + 1}`, PORTS.service, read, auth, seconds));
-      without.push(await drive(`GET /Item/<partNo>, metrics off, round ${r + 1}`, PORTS.noMetrics, read, offAuth, seconds));
+      on.push(await drive(`${what.onLabel}, round ${r + 1}`, PORTS.service, what.request, auth, seconds));
+      without.push(await drive(`${what.offLabel}, round ${r + 1}`, PORTS.second, what.request, offAuth, seconds));
     }
     const merged = (name: string, runs: Row[]): Row => ({
       scenario: name,
@@ -284,17 +298,114 @@ async function metricsCost(seeded: Seeded, auth: Record<string, string>, nestCei
       errors: runs.reduce((t, x) => t + x.errors, 0),
       non2xx: runs.reduce((t, x) => t + x.non2xx, 0),
     });
-    const offRow = merged(`GET /Item/<partNo>, METRICS_ENABLED=false (${rounds} × ${seconds} s, alternating)`, without);
-    const onRow = merged(`GET /Item/<partNo>, metrics on (${rounds} × ${seconds} s, alternating)`, on);
+    const offRow = merged(`${what.offLabel} (${rounds} × ${seconds} s, alternating)`, without);
+    const onRow = merged(`${what.onLabel} (${rounds} × ${seconds} s, alternating)`, on);
     return [
-      Object.assign(offRow, { ceiling: '(b)', vsCeiling: NaN, vsNest: offRow.rps / nestCeiling.rps }),
-      Object.assign(onRow, { ceiling: 'the metrics-off row', vsCeiling: onRow.rps / offRow.rps, vsNest: onRow.rps / nestCeiling.rps }),
+      Object.assign(offRow, { vsCeiling: NaN, vsNest: offRow.rps / nestCeiling.rps }),
+      Object.assign(onRow, { ceiling: 'the row above', vsCeiling: onRow.rps / offRow.rps, vsNest: onRow.rps / nestCeiling.rps }),
     ];
   } finally {
-    const exited = new Promise((resolve) => off.once('exit', resolve));
-    off.kill('SIGTERM');
-    await exited;
+    await stopProcess(off);
   }
+}
+
+/** Metrics on against METRICS_ENABLED=false, on the point read (target: ≥ 0.95, metrics cost under 5%). */
+function metricsCost(seeded: Seeded, auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
+  return settingCost(seeded, auth, nestCeiling, {
+    offEnv: { METRICS_ENABLED: 'false' },
+    offLabel: 'GET /Item/<partNo>, METRICS_ENABLED=false',
+    onLabel: 'GET /Item/<partNo>, metrics on',
+    request: () => ({ path: `/api/v1/Item/${randomPartNo(seeded)}` }),
+  });
+}
+
+/** Receive with events against EVENTS_ENABLED=false (target: ≥ 0.85). */
+function eventsCost(seeded: Seeded, auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
+  let k = 0;
+  return settingCost(seeded, auth, nestCeiling, {
+    offEnv: { EVENTS_ENABLED: 'false' },
+    offLabel: 'POST /Inventory/Receive, EVENTS_ENABLED=false',
+    onLabel: 'POST /Inventory/Receive, events on',
+    request: () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (k++ % 3), reasonCode: 1 }),
+  });
+}
+
+/**
+ * Webhook delivery lag: a subscription of the bench client to stock.received
+ * (created with the CLI) posting to a receiver in this process, while
+ * Receives arrive at 200 a second for the scenario's seconds. The lag of each
+ * delivery is the receiver's clock at its arrival less the event's
+ * `occurred` (taken in the change's transaction, just before its commit: the
+ * lag from the commit is a little less). Waits up to 15 s after the load for
+ * every event to arrive. The row's p50/p99 are the lag's (target: p99 ≤ 1 s),
+ * its req/s the deliveries per second.
+ */
+async function deliveryLag(seeded: Seeded, auth: Record<string, string>): Promise<Row> {
+  const lags: number[] = [];
+  const seen = new Set<string>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; occurred: string };
+      if (!seen.has(event.id)) {
+        seen.add(event.id);
+        lags.push(Date.now() - Date.parse(event.occurred));
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(PORTS.receiver, '127.0.0.1', resolve));
+  const cli = (...argv: string[]) =>
+    JSON.parse(execFileSync(process.execPath, ['dist/src/cli.js', ...argv], { env: { ...process.env, DATABASE_URL: DB_URL, WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'silent' } }).toString()) as { id: number };
+  const subscription = cli('webhook:create', '--client-id', seeded.clientId, '--url', `http://127.0.0.1:${PORTS.receiver}/hook`, '--types', 'stock.received');
+  try {
+    let k = 0;
+    const result = await autocannon({
+      url: `http://127.0.0.1:${PORTS.service}`,
+      connections: CONNECTIONS,
+      overallRate: 200,
+      duration: SECONDS,
+      headers: auth,
+      requests: [{ setupRequest: () => ({ headers: { ...auth }, ...post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (k++ % 3), reasonCode: 1 }) }) }],
+    } as unknown as autocannon.Options);
+    const committed = result['2xx' as keyof typeof result] as unknown as number;
+    for (let waited = 0; seen.size < committed && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    lags.sort((a, b) => a - b);
+    const at = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? NaN;
+    const row: Row = {
+      scenario: `webhook delivery lag at 200 Receives/s (${seen.size} of ${committed} delivered; max ${at(1)} ms)`,
+      rps: seen.size / SECONDS,
+      p50: at(0.5),
+      p99: at(0.99),
+      errors: result.errors + result.timeouts,
+      non2xx: result.non2xx + (committed - seen.size),
+      ceiling: 'p99 ≤ 1,000 ms',
+      vsCeiling: NaN,
+      vsNest: NaN,
+    };
+    log(`${row.scenario}: p50 ${row.p50} ms, p99 ${row.p99} ms`);
+    return row;
+  } finally {
+    cli('webhook:delete', '--id', String(subscription.id));
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
+/** GET /Events, pages of 1,000 from the start, against the raw feed page (f) driven just before it (target: ≥ 0.6). */
+async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
+  const raw = await start(['dist/bench/ceilings.js', 'raw', String(PORTS.raw), DB_URL], /ready/);
+  let ceiling: Row;
+  try {
+    ceiling = await drive('ceiling (f): node:http + mysql2, feed page of 1,000 events', PORTS.raw, () => ({ path: '/events?after=0&limit=1000' }));
+  } finally {
+    await stopProcess(raw);
+  }
+  const row = await drive('GET /Events, 1,000 events', PORTS.service, () => ({ path: '/api/v1/Events?after=0&limit=1000' }), auth);
+  return [
+    Object.assign(ceiling, { vsCeiling: NaN, vsNest: NaN }),
+    Object.assign(row, { ceiling: '(f)', vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps }),
+  ];
 }
 
 /**
@@ -395,7 +506,9 @@ function render(
       '"× ceiling" is the req/s over that of the ceiling named beside it: the same work, or the nearest where marked ≈ (item and stock',
       "pages against a lot page of their size, Issue against Receive's transaction); the mixed scenario's is its parts' ceilings in its",
       'proportions. "× (a)" is over the bare NestJS route. (e) is the floor of this stack for a Receive: (d)\'s statements through a TypeORM',
-      'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics.',
+      'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics. (f) a page of',
+      "1,000 events as GET /Events reads it. Metrics and events: the service against a second one with the setting off, alternating",
+      '(× ceiling: on over off). Webhook delivery lag: p50/p99 are the lag from the change to the receiver, req/s the deliveries a second.',
     ].join('\n'),
     '',
     '| Scenario | req/s | p50 ms | p99 ms | errors (5xx, network) | non-2xx | ceiling | × ceiling | × (a) |',
@@ -403,7 +516,7 @@ function render(
     ...ceilings.map((r) => `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | | | |`),
     ...rows.map(
       (r) =>
-        `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${Number.isNaN(r.vsCeiling) ? '' : r.ceiling} | ${Number.isNaN(r.vsCeiling) ? '' : r.vsCeiling!.toFixed(2)} | ${r.vsNest!.toFixed(2)} |`,
+        `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${Number.isNaN(r.vsCeiling) ? '' : r.ceiling} | ${Number.isNaN(r.vsCeiling) ? '' : r.vsCeiling!.toFixed(2)} | ${Number.isNaN(r.vsNest) ? '' : r.vsNest!.toFixed(2)} |`,
     ),
   ];
   return lines.join('\n');

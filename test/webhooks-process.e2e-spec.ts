@@ -89,7 +89,9 @@ describe(`webhook relay in the service process (${testDatabaseKind()})`, () => {
     // At least once, in seq order: the first arrival of each event follows the feed's order.
     const firsts = [...new Set(received)];
     expect(firsts).toEqual(ids);
-    expect(received.length - ids.length).toBeLessThanOrEqual(1);
+    // Repeated at most: the deliveries not yet recorded at the kill (recorded together every 500 ms: at 150 ms an answer,
+    // at most four) and the one in flight.
+    expect(received.length - ids.length).toBeLessThanOrEqual(5);
     // The last answer is recorded once it has come back (the receiver counts a request when it arrives).
     const delivered = () => (cli(db.url, ['webhook:deliveries', '--id', String(id)]).json() as { deliveries: Array<{ status: number | null }> }).deliveries.filter((d) => d.status === 204).length;
     await until(() => delivered() >= 30, 10_000, 'every delivery recorded');

@@ -16,8 +16,12 @@ import { EventsService } from './events.service.js';
 import { EventSequencer } from './sequencer.js';
 import { checkedAddress, parseWebhookUrl, pinnedLookup } from './webhook-target.js';
 
-/** How long a claim on a subscription lasts; renewed before every POST, which takes at most ATTEMPT_MS. */
+/** How long a claim on a subscription lasts; renewed before a POST (which takes at most ATTEMPT_MS) once less than RENEW_BEFORE_MS of it is left. */
 export const LEASE_MS = 30_000;
+const RENEW_BEFORE_MS = 15_000;
+/** Deliveries recorded together: at most this many, or after this long, in one transaction (a crash repeats at most these). */
+const RECORD_EVERY = 100;
+const RECORD_EVERY_MS = 500;
 /** A delivery is a 2xx within this time. */
 export const ATTEMPT_MS = 10_000;
 /** The most of a receiver's answer that is read. */
@@ -32,6 +36,13 @@ const EVENTS_PER_TURN = 100;
 interface Attempt {
   status: number | null;
   error: string | null;
+}
+
+/** A 2xx attempt, not yet recorded. */
+interface Delivered {
+  event: EventResponseDto;
+  attempt: number;
+  answer: Attempt;
 }
 
 /** `webhook-signature` (Standard Webhooks): HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the secret's bytes. */
@@ -51,8 +62,11 @@ export function signature(secret: string, id: string, timestamp: number, body: s
  * failed and the subscription moves on. Which events a subscription receives
  * is the feed's own rule (EventsService.page) for its client's account as it
  * is now: a disabled client, or one without SecurityID 11, receives nothing.
- * The position moves only after an attempt is recorded, so a crash repeats at
- * most the attempt in flight (at least once).
+ * The position moves only after an attempt is recorded, so a crash repeats
+ * at most the attempts not yet recorded (at least once): deliveries in a row
+ * are recorded together, up to RECORD_EVERY or RECORD_EVERY_MS, in one
+ * transaction (a failed attempt at once), so that one subscription keeps up
+ * with hundreds of events a second.
  */
 @Injectable()
 export class WebhookRelay implements OnModuleDestroy {
@@ -137,40 +151,78 @@ export class WebhookRelay implements OnModuleDestroy {
     // A disabled client (or one without SecurityID 11) receives nothing: not even a claim is written for it.
     const caller = await this.access.callerOf(sub.clientId);
     if (!caller || !caller.can(SecurityId.ItemMasterList)) return false;
+    const claimedAt = Date.now();
     if (!(await this.claim(sub.id))) return false;
     try {
-      return await this.work(sub, caller, lastSeq);
+      return await this.work(sub, caller, lastSeq, claimedAt + LEASE_MS);
     } finally {
       await this.update(sub.id, { leaseOwner: null, leaseUntil: null }).catch(() => undefined);
     }
   }
 
   /** Delivers the subscription's next events; stops at a failure (to be retried), at shutdown, or when the subscription is gone. */
-  private async work(sub: WebhookSubscription, caller: Caller, lastSeq: number): Promise<boolean> {
+  private async work(sub: WebhookSubscription, caller: Caller, lastSeq: number, leaseUntil: number): Promise<boolean> {
     const types = sub.types === null ? undefined : (JSON.parse(sub.types) as string[]).join(',');
     const page = await this.events.page(caller, { after: sub.afterSeq, limit: EVENTS_PER_TURN, types });
     let attempt = sub.attempt;
     let worked = false;
+    // Deliveries not yet recorded, and when the first of them was made.
+    const delivered: Delivered[] = [];
+    let since = 0;
+    const flush = (): Promise<boolean> => (delivered.length ? this.recordDelivered(sub.id, delivered.splice(0)) : Promise.resolve(true));
     for (const event of page.value) {
-      if (this.stopped) return worked;
-      // Renews the claim; no row: deleted meanwhile, stop at once.
-      if (!(await this.update(sub.id, { leaseUntil: new Date(Date.now() + LEASE_MS) }))) return worked;
+      if (this.stopped) break;
+      if (leaseUntil - Date.now() < RENEW_BEFORE_MS) {
+        // Renews the claim; no row: deleted meanwhile, stop at once.
+        const until = Date.now() + LEASE_MS;
+        if (!(await this.update(sub.id, { leaseUntil: new Date(until) }))) return worked;
+        leaseUntil = until;
+      }
       const answer = await this.post(sub, event);
-      if (this.stopped && answer.status === null) return worked; // cut off by the shutdown: not an attempt
+      if (this.stopped && answer.status === null) break; // cut off by the shutdown: not an attempt
       attempt++;
       worked = true;
-      const delivered = answer.status !== null && answer.status >= 200 && answer.status < 300;
+      if (answer.status !== null && answer.status >= 200 && answer.status < 300) {
+        if (!delivered.length) since = Date.now();
+        delivered.push({ event, attempt, answer });
+        this.metrics?.webhookDelivery('delivered');
+        attempt = 0;
+        if ((delivered.length >= RECORD_EVERY || Date.now() - since >= RECORD_EVERY_MS) && !(await flush())) return worked;
+        continue;
+      }
+      if (!(await flush())) return worked;
       const pauses = this.config.webhookRetrySeconds;
-      const gaveUp = !delivered && attempt > pauses.length;
-      const nextTry = delivered || gaveUp ? null : new Date(Date.now() + pauses[attempt - 1] * 1000 * (0.8 + 0.4 * Math.random()));
+      const gaveUp = attempt > pauses.length;
+      const nextTry = gaveUp ? null : new Date(Date.now() + pauses[attempt - 1] * 1000 * (0.8 + 0.4 * Math.random()));
       const moved = await this.record(sub.id, event, attempt, answer, gaveUp, nextTry);
-      this.metrics?.webhookDelivery(delivered ? 'delivered' : gaveUp ? 'failed' : 'retry');
+      this.metrics?.webhookDelivery(gaveUp ? 'failed' : 'retry');
       if (!moved || nextTry) return worked;
       attempt = 0;
     }
+    if (!(await flush()) || this.stopped) return worked;
     // Every event up to lastSeq that the page did not return is not one this subscription receives.
     if (!page.hasMore && page.next <= lastSeq) await this.update(sub.id, { afterSeq: lastSeq, attempt: 0, nextTry: null }, 'afterSeq <= :lastSeq', { lastSeq });
     return worked;
+  }
+
+  /** Deliveries in a row, and the subscription's position after the last of them, together; false when the subscription is gone. */
+  private recordDelivered(subscriptionId: number, done: Delivered[]): Promise<boolean> {
+    const last = done[done.length - 1].event;
+    return this.tx.run(async (m) => {
+      const result = await m
+        .createQueryBuilder()
+        .update(WebhookSubscription)
+        .set({ afterSeq: last.seq, attempt: 0, nextTry: null })
+        .where('id = :id AND leaseOwner = :owner', { id: subscriptionId, owner: this.owner })
+        .execute();
+      if (!result.affected) return false;
+      const attemptedAt = new Date();
+      await m.insert(
+        WebhookDelivery,
+        done.map(({ event, attempt, answer }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt, nextTry: null })),
+      );
+      return true;
+    });
   }
 
   /** The attempt, and the subscription's new state, together; false when the subscription is gone. */
