@@ -14,7 +14,7 @@ import { EventSequence, OutboxEvent, WebhookDelivery, WebhookSubscription } from
 import type { EventResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
 import { EventSequencer } from './sequencer.js';
-import { checkedAddress, parseWebhookUrl, pinnedLookup } from './webhook-target.js';
+import { type CheckedAddress, checkedAddress, parseWebhookUrl, pinnedLookup } from './webhook-target.js';
 
 /** How long a claim on a subscription lasts; renewed before a POST (which takes at most ATTEMPT_MS) once less than RENEW_BEFORE_MS of it is left. */
 export const LEASE_MS = 30_000;
@@ -26,9 +26,10 @@ const RECORD_EVERY_MS = 500;
 export const ATTEMPT_MS = 10_000;
 /** The most of a receiver's answer that is read. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
-/** Polling: soon again after a turn that did something, else once a second (a sequencer turn in this instance wakes it earlier). */
-const BUSY_POLL_MS = 250;
+/** Polling: at once again after a turn that did something, else once a second (a sequencer turn in this instance wakes it earlier). */
 const IDLE_POLL_MS = 1000;
+/** How long an idle kept-alive connection to a receiver stays open. */
+const KEEP_ALIVE_MS = 4000;
 /** Subscriptions one turn works on, side by side, and events per subscription per turn. */
 const SUBSCRIPTIONS_PER_TURN = 20;
 const EVENTS_PER_TURN = 100;
@@ -76,6 +77,13 @@ export class WebhookRelay implements OnModuleDestroy {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private readonly requests = new Set<http.ClientRequest>();
+  /**
+   * A kept-alive connection pool per subscription, bound to the address its
+   * URL was checked to: a POST after the first skips the TCP (and TLS)
+   * handshake. A new check that gives another address gets a new pool, so a
+   * connection never goes to an address that was not checked.
+   */
+  private readonly agents = new Map<number, { address: string; agent: http.Agent }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -102,6 +110,8 @@ export class WebhookRelay implements OnModuleDestroy {
     this.wake?.();
     for (const request of this.requests) request.destroy(new Error('the service is shutting down'));
     await this.loop;
+    for (const { agent } of this.agents.values()) agent.destroy();
+    this.agents.clear();
     if (this.started) {
       await this.tx
         .run((m) => m.createQueryBuilder().update(WebhookSubscription).set({ leaseOwner: null, leaseUntil: null }).where('leaseOwner = :owner', { owner: this.owner }).execute())
@@ -118,8 +128,13 @@ export class WebhookRelay implements OnModuleDestroy {
         this.logger?.log.warn({ err: error }, 'webhooks: a relay turn failed; it runs again shortly');
       }
       if (this.stopped) break;
+      if (busy) {
+        // More may be waiting: look again at once, yielding to the requests in between.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, busy ? BUSY_POLL_MS : IDLE_POLL_MS);
+        const timer = setTimeout(resolve, IDLE_POLL_MS);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -285,15 +300,22 @@ export class WebhookRelay implements OnModuleDestroy {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signature(sub.secret, event.id, timestamp, body),
     };
+    const first = await this.exchange(sub.id, url, address, headers, body);
+    // A kept-alive connection the receiver closed just as it was reused: once more, on a new one (nothing was answered).
+    return first.staleSocket ? this.exchange(sub.id, url, address, headers, body) : first;
+  }
+
+  /** One request of a POST (see `post`); `staleSocket` when a reused connection failed before any answer. */
+  private exchange(subscriptionId: number, url: URL, address: CheckedAddress, headers: http.OutgoingHttpHeaders, body: string): Promise<Attempt & { staleSocket?: boolean }> {
     const client = url.protocol === 'https:' ? https : http;
-    return new Promise<Attempt>((resolve) => {
+    return new Promise((resolve) => {
       let settled = false;
-      const settle = (attempt: Attempt) => {
+      const settle = (attempt: Attempt & { staleSocket?: boolean }) => {
         if (settled) return;
         settled = true;
         resolve(attempt);
       };
-      const request = client.request(url, { method: 'POST', headers, lookup: pinnedLookup(address), agent: false }, (response) => {
+      const request = client.request(url, { method: 'POST', headers, lookup: pinnedLookup(address), agent: this.agentFor(subscriptionId, url, address) }, (response) => {
         let read = 0;
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
@@ -309,10 +331,23 @@ export class WebhookRelay implements OnModuleDestroy {
       this.requests.add(request);
       request.on('error', (error) => {
         this.requests.delete(request);
-        settle({ status: null, error: error.message.slice(0, 200) });
+        const reset = (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE';
+        settle({ status: null, error: error.message.slice(0, 200), staleSocket: request.reusedSocket && reset && !this.stopped });
       });
       request.end(body);
     });
+  }
+
+  /** The subscription's kept-alive pool for the address just checked (a new one when the address changed). */
+  private agentFor(subscriptionId: number, url: URL, address: { address: string }): http.Agent {
+    const known = this.agents.get(subscriptionId);
+    if (known?.address === address.address && (known.agent instanceof https.Agent) === (url.protocol === 'https:')) return known.agent;
+    known?.agent.destroy();
+    // An idle connection is closed after KEEP_ALIVE_MS, before the usual 5 s of a receiver's own keep-alive.
+    const options = { keepAlive: true, maxSockets: 1, timeout: KEEP_ALIVE_MS };
+    const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    this.agents.set(subscriptionId, { address: address.address, agent });
+    return agent;
   }
 
   /** webhook_oldest_undelivered_seconds: the age of the first event after the position of the subscription furthest behind. */
