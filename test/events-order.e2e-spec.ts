@@ -7,25 +7,25 @@ import type { FedEvent } from './support/events.js';
 import { batch, expectLedgerConsistent, issue, receive } from './support/inventory.js';
 
 /**
- * The feed's order is a commit order (EXTENSIONS "Events"): two instances on
+ * The feed's order is a commit order (EXTENSIONS "Events"): three instances on
  * one database, writers committing concurrently on both (single Receives,
  * batches of three, Issues that fail and roll back), and a reader following
- * `next` on both all the while. The reader never gets a seq at or below one
+ * `next` on each in turn all the while. The reader never gets a seq at or below one
  * it has passed, and in the end has seen every seq from 1 once; every ledger
  * row has exactly one event, and no event lacks its ledger row.
  */
 describe(`the order of the event feed under concurrent writers (${testDatabaseKind()})`, () => {
   let one: TestApp;
-  let two: TestApp;
+  let instances: TestApp[];
   let admin: TestClient;
   beforeAll(async () => {
     one = await startTestApp();
-    two = await startTestApp({ database: one.database });
+    instances = [one, await startTestApp({ database: one.database }), await startTestApp({ database: one.database })];
     admin = await givenClient(one, { warehouses: [1, 2] });
   });
   afterAll(async () => {
     await expectLedgerConsistent(one);
-    await two.close();
+    for (const t of instances.slice(1)) await t.close();
     await one.close();
   });
 
@@ -43,7 +43,7 @@ describe(`the order of the event feed under concurrent writers (${testDatabaseKi
       else expect([res.status, res.body.message]).toEqual([409, 'The request met concurrent changes and could not be completed; retry it.']);
     };
     const writer = async (w: number) => {
-      const t = w % 2 ? two : one;
+      const t = instances[w % instances.length];
       for (let r = 0; r < ROUNDS; r++) {
         const itemID = items[(w + r) % items.length];
         const wid = 1 + (r % 2);
@@ -75,7 +75,7 @@ describe(`the order of the event feed under concurrent writers (${testDatabaseKi
     let pagesWhileWriting = 0;
     const reader = async () => {
       for (let i = 0; writing; i++, pagesWhileWriting++) {
-        await readPage(i % 2 ? two : one);
+        await readPage(instances[i % instances.length]);
         await new Promise((r) => setImmediate(r));
       }
     };
@@ -85,8 +85,7 @@ describe(`the order of the event feed under concurrent writers (${testDatabaseKi
     writing = false;
     await reading;
     const seenWhileWriting = seen.length;
-    await one.app.get(EventSequencer).settled();
-    await two.app.get(EventSequencer).settled();
+    for (const t of instances) await t.app.get(EventSequencer).settled();
     while (await readPage(one));
 
     expect(problems).toEqual([]);
