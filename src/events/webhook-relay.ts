@@ -28,6 +28,8 @@ export const ATTEMPT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 64 * 1024;
 /** Polling: at once again after a turn that did something, else once a second (a sequencer turn in this instance wakes it earlier). */
 const IDLE_POLL_MS = 1000;
+/** How often a turn measures webhook_oldest_undelivered_seconds. */
+const LAG_EVERY_MS = 1000;
 /** How long an idle kept-alive connection to a receiver stays open. */
 const KEEP_ALIVE_MS = 4000;
 /** Subscriptions one turn works on, side by side, and events per subscription per turn. */
@@ -39,11 +41,13 @@ interface Attempt {
   error: string | null;
 }
 
-/** A 2xx attempt, not yet recorded. */
-interface Delivered {
+/** An attempt made, to be recorded: the event, its number for that event, the answer, when it was made, and its retry (null: none). */
+interface Made {
   event: EventResponseDto;
   attempt: number;
   answer: Attempt;
+  at: Date;
+  nextTry: Date | null;
 }
 
 /** `webhook-signature` (Standard Webhooks): HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the secret's bytes. */
@@ -72,6 +76,7 @@ export function signature(secret: string, id: string, timestamp: number, body: s
 @Injectable()
 export class WebhookRelay implements OnModuleDestroy {
   private readonly owner = randomUUID();
+  private lagMeasured = 0;
   private stopped = false;
   private started = false;
   private loop: Promise<void> | null = null;
@@ -123,7 +128,10 @@ export class WebhookRelay implements OnModuleDestroy {
     while (!this.stopped) {
       let busy = false;
       try {
-        busy = await this.turn();
+        // The lag gauge at most once a second: the relay looks again at once while it is busy.
+        const measure = Date.now() - this.lagMeasured >= LAG_EVERY_MS;
+        if (measure) this.lagMeasured = Date.now();
+        busy = await this.turn(measure);
       } catch (error) {
         this.logger?.log.warn({ err: error }, 'webhooks: a relay turn failed; it runs again shortly');
       }
@@ -144,8 +152,8 @@ export class WebhookRelay implements OnModuleDestroy {
     }
   }
 
-  /** One look for work: the subscriptions behind the feed, free to claim and due; whether any attempt was made. */
-  async turn(): Promise<boolean> {
+  /** One look for work: the subscriptions behind the feed, free to claim and due; whether any attempt was made. `measure`: also set the lag gauge. */
+  async turn(measure = true): Promise<boolean> {
     const now = new Date();
     const { lastSeq } = await this.dataSource.getRepository(EventSequence).findOneByOrFail({ id: 1 });
     const due = await this.dataSource
@@ -158,7 +166,7 @@ export class WebhookRelay implements OnModuleDestroy {
       .limit(SUBSCRIPTIONS_PER_TURN)
       .getMany();
     const done = await Promise.all(due.map((s) => this.claimAndWork(s, lastSeq)));
-    await this.measureLag();
+    if (measure) await this.measureLag();
     return done.some(Boolean);
   }
 
@@ -181,10 +189,10 @@ export class WebhookRelay implements OnModuleDestroy {
     const page = await this.events.page(caller, { after: sub.afterSeq, limit: EVENTS_PER_TURN, types });
     let attempt = sub.attempt;
     let worked = false;
-    // Deliveries not yet recorded, and when the first of them was made.
-    const delivered: Delivered[] = [];
-    let since = 0;
-    const flush = (): Promise<boolean> => (delivered.length ? this.recordDelivered(sub.id, delivered.splice(0)) : Promise.resolve(true));
+    // Deliveries not yet recorded (recorded together, with the position after the last of them).
+    const delivered: Made[] = [];
+    const flush = (): Promise<boolean> =>
+      delivered.length ? this.record(sub.id, { afterSeq: delivered[delivered.length - 1].event.seq, attempt: 0, nextTry: null }, delivered.splice(0)) : Promise.resolve(true);
     for (const event of page.value) {
       if (this.stopped) break;
       if (leaseUntil - Date.now() < RENEW_BEFORE_MS) {
@@ -193,23 +201,26 @@ export class WebhookRelay implements OnModuleDestroy {
         if (!(await this.update(sub.id, { leaseUntil: new Date(until) }))) return worked;
         leaseUntil = until;
       }
+      const at = new Date();
       const answer = await this.post(sub, event);
       if (this.stopped && answer.status === null) break; // cut off by the shutdown: not an attempt
       attempt++;
       worked = true;
       if (answer.status !== null && answer.status >= 200 && answer.status < 300) {
-        if (!delivered.length) since = Date.now();
-        delivered.push({ event, attempt, answer });
+        delivered.push({ event, attempt, answer, at, nextTry: null });
         this.metrics?.webhookDelivery('delivered');
         attempt = 0;
-        if ((delivered.length >= RECORD_EVERY || Date.now() - since >= RECORD_EVERY_MS) && !(await flush())) return worked;
+        if ((delivered.length >= RECORD_EVERY || Date.now() - delivered[0].at.getTime() >= RECORD_EVERY_MS) && !(await flush())) return worked;
         continue;
       }
       if (!(await flush())) return worked;
       const pauses = this.config.webhookRetrySeconds;
       const gaveUp = attempt > pauses.length;
       const nextTry = gaveUp ? null : new Date(Date.now() + pauses[attempt - 1] * 1000 * (0.8 + 0.4 * Math.random()));
-      const moved = await this.record(sub.id, event, attempt, answer, gaveUp, nextTry);
+      const error = gaveUp ? `${answer.error ?? `HTTP ${answer.status}`}; no retries left: failed`.slice(0, 200) : answer.error;
+      // Given up: the position moves past the event; else the retry is set.
+      const state = gaveUp ? { afterSeq: event.seq, attempt: 0, nextTry: null } : { attempt, nextTry };
+      const moved = await this.record(sub.id, state, [{ event, attempt, answer: { ...answer, error }, at, nextTry }]);
       this.metrics?.webhookDelivery(gaveUp ? 'failed' : 'retry');
       if (!moved || nextTry) return worked;
       attempt = 0;
@@ -220,31 +231,9 @@ export class WebhookRelay implements OnModuleDestroy {
     return worked;
   }
 
-  /** Deliveries in a row, and the subscription's position after the last of them, together; false when the subscription is gone. */
-  private recordDelivered(subscriptionId: number, done: Delivered[]): Promise<boolean> {
-    const last = done[done.length - 1].event;
+  /** Attempts and the subscription's new state, in one transaction, while this instance holds it; false when the subscription is gone. */
+  private record(subscriptionId: number, state: Partial<WebhookSubscription>, made: Made[]): Promise<boolean> {
     return this.tx.run(async (m) => {
-      const result = await m
-        .createQueryBuilder()
-        .update(WebhookSubscription)
-        .set({ afterSeq: last.seq, attempt: 0, nextTry: null })
-        .where('id = :id AND leaseOwner = :owner', { id: subscriptionId, owner: this.owner })
-        .execute();
-      if (!result.affected) return false;
-      const attemptedAt = new Date();
-      await m.insert(
-        WebhookDelivery,
-        done.map(({ event, attempt, answer }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt, nextTry: null })),
-      );
-      return true;
-    });
-  }
-
-  /** The attempt, and the subscription's new state, together; false when the subscription is gone. */
-  private record(subscriptionId: number, event: EventResponseDto, attempt: number, answer: Attempt, gaveUp: boolean, nextTry: Date | null): Promise<boolean> {
-    const done = nextTry === null;
-    return this.tx.run(async (m) => {
-      const state = done ? { afterSeq: event.seq, attempt: 0, nextTry: null } : { attempt, nextTry };
       const result = await m
         .createQueryBuilder()
         .update(WebhookSubscription)
@@ -252,8 +241,10 @@ export class WebhookRelay implements OnModuleDestroy {
         .where('id = :id AND leaseOwner = :owner', { id: subscriptionId, owner: this.owner })
         .execute();
       if (!result.affected) return false;
-      const error = gaveUp ? `${answer.error ?? `HTTP ${answer.status}`}; no retries left: failed`.slice(0, 200) : answer.error;
-      await m.insert(WebhookDelivery, { subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error, attemptedAt: new Date(), nextTry });
+      await m.insert(
+        WebhookDelivery,
+        made.map(({ event, attempt, answer, at, nextTry }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt: at, nextTry })),
+      );
       return true;
     });
   }
