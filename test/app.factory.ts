@@ -79,6 +79,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = new AppConfig({
     port: 0,
     database: database.target,
+    databaseReadUrl: null,
     tokenTtlSeconds: 14400,
     // Tests about the rate limit set their own; the rest should never meet it.
     rateLimitPerMinute: 1_000_000,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
-import { startTestApp, type TestApp } from './app.factory.js';
+import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, givenWarehouses, type TestClient } from './support/auth.js';
 import { answerComponents, closedAnswers, departures, type Doc } from './support/openapi.js';
 import { sequenced } from './support/events.js';
@@ -194,13 +194,31 @@ describe('the OpenAPI document against real answers', () => {
     }
   });
 
+  (testDatabaseKind() === 'mysql' ? it : it.skip)('matches /health with DATABASE_READ_URL set: the variants that report the replica (MySQL/MariaDB only)', async () => {
+    // Ports nobody listens on: the instance serves on, lists from the primary, and reports both "down".
+    const replica = new URL(process.env.TEST_MYSQL_URL!);
+    replica.port = String(await freePort());
+    for (const redisUrl of [null, `redis://127.0.0.1:${await freePort()}`]) {
+      const withReplica = await startTestApp({ config: { databaseReadUrl: replica.toString(), redisUrl } });
+      try {
+        const health = await request(withReplica.http).get('/health');
+        expect(health.body).toEqual({ status: 'ok', database: 'up', ...(redisUrl ? { redis: 'down' } : {}), replica: 'down' });
+        expectDocumented('GET /health', health);
+      } finally {
+        await withReplica.close();
+      }
+    }
+  });
+
   it('pins every answer down: a success schema per operation, every response schema closed, every other component a request body', () => {
     expect(closedAnswers(doc)).toEqual([]);
   });
 
   // After the tests above, which make the real answers.
   it('met every schema an answer can have with a real answer', () => {
-    expect(answerComponents(doc).filter((name) => !answered.has(name)).sort()).toEqual([]);
+    // SQLite takes no DATABASE_READ_URL: its answers never report a replica.
+    const unreachable = testDatabaseKind() === 'sqlite' ? ['HealthWithRedisAndReplica', 'HealthWithReplica'] : [];
+    expect(answerComponents(doc).filter((name) => !answered.has(name)).sort()).toEqual(unreachable);
   });
 
   it('documents, per operation, the statuses it can answer', () => {

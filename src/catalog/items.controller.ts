@@ -21,6 +21,8 @@ import { ApiAnswer, ApiFailures, oneOf } from '../http/openapi-decorators.js';
 import { AppLogger } from '../http/logger.js';
 import { jsonArrayFile } from '../http/json-array.js';
 import { UnitOfWork } from '../http/unit-of-work.js';
+import { ListRead, ReadConsistency } from '../http/consistency.js';
+import type { Consistency } from '../database/list-reads.js';
 import { ItemsService } from './items.service.js';
 
 /** The item catalog (spec "Items"; DECISIONS "Items"). */
@@ -35,29 +37,31 @@ export class ItemsController {
 
   @Get()
   @PageHeaders()
+  @ListRead()
   @RequirePermission(
     SecurityId.ItemMasterList,
     'List active items by shortID (paginated); with key (and type id|alias) one item; with Category a flat array',
   )
   @ApiAnswer(HttpStatus.OK, oneOf([ItemPageResponseDto, ItemResponseDto, [ItemResponseDto]]), 'A page of items; with key, one item; with Category, a flat array')
   @ApiFailures({ not_found: 'with key: no item has that shortID (type=id) or alias (type=alias)' })
-  async find(@Query() query: ItemQueryDto, @Req() req: Request): Promise<ItemPageResponseDto | ItemResponseDto | StreamableFile> {
+  async find(@Query() query: ItemQueryDto, @ReadConsistency() consistency: Consistency, @Req() req: Request): Promise<ItemPageResponseDto | ItemResponseDto | StreamableFile> {
     if (query.key !== undefined) {
       return toItemResponse(await (query.type === 'alias' ? this.items.byAlias(query.key) : this.items.byShortId(query.key)));
     }
     if (query.category !== undefined) {
       // Streamed: a category may hold more items than the service could hold as one answer.
-      return jsonArrayFile(await this.items.inCategory(query.category), toItemResponse, this.logger!.log.child({ reqId: req.context.id }));
+      return jsonArrayFile(await this.items.inCategory(query.category, consistency), toItemResponse, this.logger!.log.child({ reqId: req.context.id }));
     }
-    return (await this.items.list(query, false)).map(toItemResponse);
+    return (await this.items.list(query, false, consistency)).map(toItemResponse);
   }
 
   @Get('All')
   @PageHeaders()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, 'List all items, discontinued included (paginated)')
   @ApiAnswer(HttpStatus.OK, ItemPageResponseDto)
-  async all(@Query() query: PageQueryDto): Promise<ItemPageResponseDto> {
-    return (await this.items.list(query, true)).map(toItemResponse);
+  async all(@Query() query: PageQueryDto, @ReadConsistency() consistency: Consistency): Promise<ItemPageResponseDto> {
+    return (await this.items.list(query, true, consistency)).map(toItemResponse);
   }
 
   // GET takes a partNo here and DELETE a shortID: one parameter name, typed per operation, so that

@@ -6,6 +6,7 @@ import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
 import { addCounts, readCounts } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
@@ -77,18 +78,21 @@ export class ItemsService {
     private readonly tx: TransactionRunner,
     private readonly cursors: PageCursors,
     private readonly outbox: EventOutbox,
+    private readonly reads: ListReads,
   ) {}
 
   /**
    * GET /Item (active only) and GET /Item/All. totalCount comes from the item
    * counters; with `modifiedSince` it is counted on the range of the modified index.
    */
-  async list(query: PageQueryDto, includeDiscontinued: boolean): Promise<Page<Item>> {
-    const qb = this.items.createQueryBuilder('item');
-    if (!includeDiscontinued) qb.where('item.discontinued = 0');
-    const scope = includeDiscontinued ? 'all' : 'active';
-    const total = query.modifiedSince ? undefined : ((await readCounts(this.items.manager, 'items', [scope])).get(scope) ?? 0);
-    return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
+  list(query: PageQueryDto, includeDiscontinued: boolean, consistency: Consistency): Promise<Page<Item>> {
+    return this.reads.run(consistency, async (m) => {
+      const qb = m.createQueryBuilder(Item, 'item');
+      if (!includeDiscontinued) qb.where('item.discontinued = 0');
+      const scope = includeDiscontinued ? 'all' : 'active';
+      const total = query.modifiedSince ? undefined : ((await readCounts(m, 'items', [scope])).get(scope) ?? 0);
+      return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
+    });
   }
 
   /**
@@ -106,18 +110,20 @@ export class ItemsService {
    * one snapshot: an item changed while it is sent appears as its piece read
    * it, never twice.
    */
-  async inCategory(category: number, pieceRows = CATEGORY_PIECE_ROWS): Promise<AsyncGenerator<Item[]>> {
-    const piece = (after?: Item) => {
-      const qb = this.items
-        .createQueryBuilder('item')
-        .where('item.category = :category AND item.discontinued = 0', { category })
-        .orderBy('item.shortIdKey', 'ASC')
-        .addOrderBy('item.partNo', 'ASC')
-        .limit(pieceRows);
-      // The first conjunct is the index range; the second drops what was already sent.
-      if (after) qb.andWhere('item.shortIdKey >= :key AND (item.shortIdKey > :key OR item.partNo > :partNo)', { key: after.shortIdKey, partNo: after.partNo });
-      return qb.getMany();
-    };
+  async inCategory(category: number, consistency: Consistency, pieceRows = CATEGORY_PIECE_ROWS): Promise<AsyncGenerator<Item[]>> {
+    // Each piece is a list read of its own (ListReads): a replica that fails mid-list hands the next pieces to the primary.
+    const piece = (after?: Item) =>
+      this.reads.run(consistency, (m) => {
+        const qb = m
+          .createQueryBuilder(Item, 'item')
+          .where('item.category = :category AND item.discontinued = 0', { category })
+          .orderBy('item.shortIdKey', 'ASC')
+          .addOrderBy('item.partNo', 'ASC')
+          .limit(pieceRows);
+        // The first conjunct is the index range; the second drops what was already sent.
+        if (after) qb.andWhere('item.shortIdKey >= :key AND (item.shortIdKey > :key OR item.partNo > :partNo)', { key: after.shortIdKey, partNo: after.partNo });
+        return qb.getMany();
+      });
     const first = await piece();
     return (async function* () {
       for (let rows = first; ; ) {

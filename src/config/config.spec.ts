@@ -15,6 +15,7 @@ describe('loadConfig', () => {
     expect({ ...loadConfig({}) }).toEqual({
       port: 3000,
       database: { type: 'sqlite', file: 'data/inventory.sqlite' },
+      databaseReadUrl: null,
       tokenTtlSeconds: 14400,
       rateLimitPerMinute: 100,
       accountCacheSeconds: 60,
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080',
       DATABASE_URL: 'mysql://inv:s3cret@db.local:3307/inventory',
+      DATABASE_READ_URL: 'mariadb://reader:r3ad@replica.local:3306/inventory',
       TOKEN_TTL_SECONDS: '60',
       RATE_LIMIT_PER_MINUTE: '5',
       ACCOUNT_CACHE_SECONDS: '0',
@@ -56,6 +58,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 8080,
       database: { type: 'mysql', url: 'mysql://inv:s3cret@db.local:3307/inventory', database: 'inventory' },
+      databaseReadUrl: 'mysql://reader:r3ad@replica.local:3306/inventory',
       tokenTtlSeconds: 60,
       rateLimitPerMinute: 5,
       accountCacheSeconds: 0,
@@ -112,6 +115,20 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable} `)).toBe(true);
+  });
+
+  it('refuses DATABASE_READ_URL beside SQLite, and anything but a MySQL/MariaDB URL, naming DATABASE_READ_URL', () => {
+    const mysql = 'mysql://inv@db.local/inventory';
+    for (const env of [
+      { DATABASE_URL: 'sqlite:data/inventory.sqlite', DATABASE_READ_URL: 'mysql://reader@replica.local/inventory' },
+      { DATABASE_URL: mysql, DATABASE_READ_URL: 'sqlite:replica.sqlite' },
+      { DATABASE_URL: mysql, DATABASE_READ_URL: 'mysql://replica.local/' },
+      { DATABASE_URL: mysql, DATABASE_READ_URL: 'postgres://replica.local/inventory' },
+    ]) {
+      const error = failure(env);
+      expect({ env, variable: error.variable }).toEqual({ env, variable: 'DATABASE_READ_URL' });
+    }
+    expect(failure({ DATABASE_READ_URL: 'mysql://r@h/db' }).message).toBe('DATABASE_READ_URL needs a MySQL/MariaDB DATABASE_URL (SQLite has no replicas); unset it');
   });
 
   it('does not echo a password from a malformed DATABASE_URL at length', () => {

@@ -27,6 +27,8 @@ export class ConfigError extends Error {
 export class AppConfig {
   readonly port: number;
   readonly database: DatabaseTarget;
+  /** A replica of the database that list endpoints read (DATABASE_READ_URL), as a mysql:// URL; null: lists read the primary. */
+  readonly databaseReadUrl: string | null;
   readonly tokenTtlSeconds: number;
   readonly rateLimitPerMinute: number;
   readonly accountCacheSeconds: number;
@@ -65,6 +67,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return new AppConfig({
     port: integer(env, 'PORT', 3000, 0, 65535),
     database,
+    databaseReadUrl: databaseReadUrl(env, database),
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 14400, 1, 31_536_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 10_000_000),
     accountCacheSeconds: integer(env, 'ACCOUNT_CACHE_SECONDS', 60, 0, 86_400),
@@ -88,13 +91,13 @@ export function loadDotEnv(path = '.env'): void {
   if (existsSync(path)) process.loadEnvFile(path);
 }
 
-export function parseDatabaseUrl(raw: string): DatabaseTarget {
+export function parseDatabaseUrl(raw: string, variable = 'DATABASE_URL'): DatabaseTarget {
   const shape = 'must be mysql://user:pass@host:3306/db or sqlite:<file>';
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (!file) throw new ConfigError('DATABASE_URL', `${shape}; the sqlite file name is missing`);
+    if (!file) throw new ConfigError(variable, `${shape}; the sqlite file name is missing`);
     // Transactions use a connection of their own, which an in-memory database cannot share.
-    if (file === ':memory:') throw new ConfigError('DATABASE_URL', `${shape}; an in-memory SQLite database is not supported, name a file`);
+    if (file === ':memory:') throw new ConfigError(variable, `${shape}; an in-memory SQLite database is not supported, name a file`);
     return { type: 'sqlite', file };
   }
   if (/^(mysql|mariadb):\/\//.test(raw)) {
@@ -102,15 +105,28 @@ export function parseDatabaseUrl(raw: string): DatabaseTarget {
     try {
       url = new URL(raw);
     } catch {
-      throw new ConfigError('DATABASE_URL', `${shape}; it is not a valid URL`);
+      throw new ConfigError(variable, `${shape}; it is not a valid URL`);
     }
     const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-    if (!url.hostname) throw new ConfigError('DATABASE_URL', `${shape}; the host is missing`);
-    if (!database) throw new ConfigError('DATABASE_URL', `${shape}; the database name is missing`);
+    if (!url.hostname) throw new ConfigError(variable, `${shape}; the host is missing`);
+    if (!database) throw new ConfigError(variable, `${shape}; the database name is missing`);
     url.protocol = 'mysql:';
     return { type: 'mysql', url: url.toString(), database };
   }
-  throw new ConfigError('DATABASE_URL', `${shape}; got "${raw.slice(0, 40)}"`);
+  throw new ConfigError(variable, `${shape}; got "${raw.slice(0, 40)}"`);
+}
+
+/**
+ * DATABASE_READ_URL: a MySQL/MariaDB replica of DATABASE_URL's database that
+ * list endpoints read. Refused beside SQLite, which has no replicas.
+ */
+function databaseReadUrl(env: Env, database: DatabaseTarget): string | null {
+  const raw = read(env, 'DATABASE_READ_URL');
+  if (raw === undefined) return null;
+  if (database.type === 'sqlite') throw new ConfigError('DATABASE_READ_URL', 'needs a MySQL/MariaDB DATABASE_URL (SQLite has no replicas); unset it');
+  const replica = parseDatabaseUrl(raw, 'DATABASE_READ_URL');
+  if (replica.type !== 'mysql') throw new ConfigError('DATABASE_READ_URL', 'must be mysql://user:pass@host:3306/db, a replica of DATABASE_URL');
+  return replica.url;
 }
 
 function read(env: Env, name: string): string | undefined {

@@ -4,9 +4,10 @@ import { DataSource } from 'typeorm';
 import type { DatabaseTarget } from '../config/config.js';
 import { dataSourceOptions } from './data-source.js';
 import { refusePendingMigrations, runMigrations } from './run-migrations.js';
+import { ListReads } from './list-reads.js';
 import { TransactionRunner } from './transactions.js';
 
-/** The service's data source (pending migrations are applied when it connects) and the transaction runner. */
+/** The service's data source (pending migrations are applied when it connects), the transaction runner, and where lists read (ListReads). */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -32,8 +33,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [TransactionRunner],
-      exports: [TransactionRunner],
+      providers: [TransactionRunner, ListReads],
+      exports: [TransactionRunner, ListReads],
     };
   }
 }

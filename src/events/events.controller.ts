@@ -4,6 +4,8 @@ import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer } from '../http/openapi-decorators.js';
+import { ListRead, ReadConsistency } from '../http/consistency.js';
+import type { Consistency } from '../database/list-reads.js';
 import { EventQueryDto } from './events.dto.js';
 import { EventPageResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
@@ -19,11 +21,12 @@ export class EventsController {
   ) {}
 
   @Get()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, "Events after a seq, in commit order: stock changes in the caller's warehouses, every item change")
   @ApiAnswer(HttpStatus.OK, EventPageResponseDto)
-  async page(@CurrentCaller() caller: Caller, @Query() query: EventQueryDto): Promise<EventPageResponseDto> {
-    // Read your writes: first (at most CATCH_UP_MS) the publishing turn of what this instance has committed so far.
+  async page(@CurrentCaller() caller: Caller, @Query() query: EventQueryDto, @ReadConsistency() consistency: Consistency): Promise<EventPageResponseDto> {
+    // Read your writes (on the primary): first (at most CATCH_UP_MS) the publishing turn of what this instance has committed so far.
     await this.sequencer.caughtUp();
-    return this.events.page(caller, query);
+    return this.events.page(caller, query, consistency);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, type Repository } from 'typeorm';
+import { Brackets, type EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
+import { type Consistency, ListReads } from '../database/list-reads.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
 import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
@@ -18,12 +18,17 @@ export const DEFAULT_EVENT_LIMIT = 100;
  */
 @Injectable()
 export class EventsService {
-  constructor(@InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>) {}
+  constructor(private readonly reads: ListReads) {}
 
-  async page(caller: Caller, query: EventQueryDto): Promise<EventPageResponseDto> {
+  /** A page of the feed, read where ListReads sends it (the webhook relay reads `strong`: it delivers from the primary). */
+  page(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<EventPageResponseDto> {
+    return this.reads.run(consistency, (m) => this.read(m, caller, query));
+  }
+
+  private async read(m: EntityManager, caller: Caller, query: EventQueryDto): Promise<EventPageResponseDto> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_EVENT_LIMIT;
-    const qb = this.events.createQueryBuilder('e').where('e.seq > :after', { after }).orderBy('e.seq', 'ASC').limit(limit + 1);
+    const qb = m.createQueryBuilder(OutboxEvent, 'e').where('e.seq > :after', { after }).orderBy('e.seq', 'ASC').limit(limit + 1);
     if (query.types !== undefined) qb.andWhere('e.type IN (:...types)', { types: eventTypes(query.types) });
     const wids = [...caller.warehouses];
     qb.andWhere(

@@ -186,7 +186,7 @@ export class WebhookRelay implements OnModuleDestroy {
   /** Delivers the subscription's next events; stops at a failure (to be retried), at shutdown, or when the subscription is gone. */
   private async work(sub: WebhookSubscription, caller: Caller, lastSeq: number, leaseUntil: number): Promise<boolean> {
     const types = sub.types === null ? undefined : (JSON.parse(sub.types) as string[]).join(',');
-    const page = await this.events.page(caller, { after: sub.afterSeq, limit: EVENTS_PER_TURN, types });
+    const page = await this.events.page(caller, { after: sub.afterSeq, limit: EVENTS_PER_TURN, types }, 'strong');
     let attempt = sub.attempt;
     let worked = false;
     // Deliveries not yet recorded (recorded together, with the position after the last of them).

@@ -1,14 +1,15 @@
 import { Controller, Get, HttpStatus } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, oneOf } from '../http/openapi-decorators.js';
+import { ApiAnswer } from '../http/openapi-decorators.js';
 import { ErrorResponseDto } from '../http/error.responses.js';
 import { DataSource } from 'typeorm';
+import { ListReads } from '../database/list-reads.js';
 import { Unmetered } from '../auth/guards.js';
 import { DatabaseUnavailable } from '../database/errors.js';
 import { RedisLink } from '../redis/redis-link.js';
 import { DomainError } from '../errors.js';
-import { HealthResponseDto, HealthWithRedisResponseDto, LiveResponseDto } from './health.responses.js';
+import { HEALTH_ANSWER, type HealthAnswer, LiveResponseDto } from './health.responses.js';
 import { Readiness } from './readiness.js';
 
 const PING_TIMEOUT_MS = 2000;
@@ -25,8 +26,8 @@ export class NotReady extends DomainError {
  * outside /api/v1. `/health` is the database check it has always been;
  * `live` only says the process answers (restart it when not); `ready` says
  * whether to send it work: the database answers and the instance is not
- * draining after SIGTERM. Redis is reported, never failed: without it each
- * instance rate-limits in process.
+ * draining after SIGTERM. Redis and the read replica are reported, never
+ * failed (see `healthy`).
  */
 @ApiTags('Health')
 @Controller('health')
@@ -38,6 +39,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly typeOrm: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
+    private readonly reads: ListReads,
   ) {}
 
   @Get('live')
@@ -51,12 +53,9 @@ export class HealthController {
   @Get('ready')
   @Unmetered()
   @ApiOperation({ summary: 'Readiness: 200 when the database answers and the instance is not draining; else 503 naming what is not ready' })
-  @ApiAnswer(
-    HttpStatus.OK,
-    oneOf([HealthResponseDto, HealthWithRedisResponseDto], '`redis` only when REDIS_URL is set: "down" while Redis fails and each instance counts rate limits in process (still 200)'),
-  )
+  @ApiAnswer(HttpStatus.OK, HEALTH_ANSWER)
   @ApiResponse({ status: HttpStatus.SERVICE_UNAVAILABLE, description: 'Draining after SIGTERM, or the database is not answering: the message names which ("Not ready: instance draining.", "Not ready: database down.")', type: ErrorResponseDto })
-  async ready(): Promise<HealthResponseDto | HealthWithRedisResponseDto> {
+  async ready(): Promise<HealthAnswer> {
     await this.health
       .check([
         () => {
@@ -72,19 +71,15 @@ export class HealthController {
         if (details?.database?.status !== 'up') failed.push('database down');
         throw new NotReady(failed);
       });
-    const redis = this.redis.status;
-    return redis ? { status: 'ok', database: 'up', redis } : { status: 'ok', database: 'up' };
+    return this.healthy();
   }
 
   @Get()
   @Unmetered()
   @ApiOperation({ summary: 'Liveness and database check: 200 when the database answers, else 503' })
-  @ApiAnswer(
-    HttpStatus.OK,
-    oneOf([HealthResponseDto, HealthWithRedisResponseDto], '`redis` only when REDIS_URL is set: "down" while Redis fails and each instance counts rate limits in process (still 200)'),
-  )
+  @ApiAnswer(HttpStatus.OK, HEALTH_ANSWER)
   @ApiResponse({ status: HttpStatus.SERVICE_UNAVAILABLE, description: 'The database is not answering', type: ErrorResponseDto })
-  async check(): Promise<HealthResponseDto | HealthWithRedisResponseDto> {
+  async check(): Promise<HealthAnswer> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new DatabaseUnavailable()), PING_TIMEOUT_MS);
@@ -96,8 +91,17 @@ export class HealthController {
     } finally {
       clearTimeout(timer);
     }
-    // Redis down is reported, not failed: the service serves on without it (DECISIONS "Rate limit").
+    return this.healthy();
+  }
+
+  /**
+   * The 200 body, the database being up. Redis and the replica are reported,
+   * never failed: without Redis each instance rate-limits in process
+   * (DECISIONS "Rate limit"); without the replica lists read the primary.
+   */
+  private async healthy(): Promise<HealthAnswer> {
     const redis = this.redis.status;
-    return redis ? { status: 'ok', database: 'up', redis } : { status: 'ok', database: 'up' };
+    const replica = await this.reads.status();
+    return { status: 'ok', database: 'up', ...(redis ? { redis } : {}), ...(replica ? { replica } : {}) };
   }
 }

@@ -1,8 +1,8 @@
 import { ApiSchema } from '@nestjs/swagger';
-import { ApiEnum } from '../http/openapi-decorators.js';
+import { type Answer, ApiEnum, oneOf } from '../http/openapi-decorators.js';
 import type { RedisStatus } from '../redis/redis-link.js';
 
-/** GET /health without REDIS_URL. */
+/** GET /health without REDIS_URL or DATABASE_READ_URL. */
 @ApiSchema({ name: 'Health' })
 export class HealthResponseDto {
   @ApiEnum(['ok']) status: 'ok';
@@ -14,6 +14,26 @@ export class HealthResponseDto {
 export class HealthWithRedisResponseDto extends HealthResponseDto {
   @ApiEnum(['up', 'down']) redis: RedisStatus;
 }
+
+/** GET /health with DATABASE_READ_URL: `replica` is "down" while the replica fails and lists read the primary (still 200). */
+@ApiSchema({ name: 'HealthWithReplica' })
+export class HealthWithReplicaResponseDto extends HealthResponseDto {
+  @ApiEnum(['up', 'down']) replica: 'up' | 'down';
+}
+
+/** GET /health with both. */
+@ApiSchema({ name: 'HealthWithRedisAndReplica' })
+export class HealthWithRedisAndReplicaResponseDto extends HealthWithRedisResponseDto {
+  @ApiEnum(['up', 'down']) replica: 'up' | 'down';
+}
+
+export type HealthAnswer = HealthResponseDto | HealthWithRedisResponseDto | HealthWithReplicaResponseDto | HealthWithRedisAndReplicaResponseDto;
+
+/** The documented 200 of /health and /health/ready. */
+export const HEALTH_ANSWER: Answer = oneOf(
+  [HealthResponseDto, HealthWithRedisResponseDto, HealthWithReplicaResponseDto, HealthWithRedisAndReplicaResponseDto],
+  '`redis` only when REDIS_URL is set: "down" while Redis fails and each instance counts rate limits in process. `replica` only when DATABASE_READ_URL is set: "down" while the replica fails and lists read the primary. Neither makes it a 503.',
+);
 
 /** GET /health/live. */
 @ApiSchema({ name: 'Live' })

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository } from 'typeorm';
+import { type EntityManager, In } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
+import { type Consistency, ListReads } from '../database/list-reads.js';
 import { DomainError } from '../errors.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { type ListPaging, MAX_PAGE_SIZE, Page, paginate, requestedCursor, resolvePage, type PageSpec } from '../pagination/page.js';
@@ -38,13 +38,11 @@ const LEDGER_PAGES: PageSpec = {
   modifiedColumn: 'e.created',
 };
 
-/** GET /Inventory, /Inventory/<wid>, /Inventory/StockLevels[/<wid>] and the ledger; always within the caller's warehouses. */
+/** GET /Inventory, /Inventory/<wid>, /Inventory/StockLevels[/<wid>] and the ledger; always within the caller's warehouses, each read where ListReads sends it. */
 @Injectable()
 export class InventoryQueries {
   constructor(
-    @InjectRepository(Lot) private readonly lots: Repository<Lot>,
-    @InjectRepository(LedgerEntry) private readonly ledger: Repository<LedgerEntry>,
-    @InjectRepository(Item) private readonly items: Repository<Item>,
+    private readonly reads: ListReads,
     private readonly warehouseNames: WarehouseNames,
     private readonly stock: StockLevelPages,
     private readonly cursors: PageCursors,
@@ -59,43 +57,47 @@ export class InventoryQueries {
     return [wid];
   }
 
-  async lotPage(wids: number[], query: LotQueryDto): Promise<Page<LotResponseDto>> {
-    const request = resolvePage(query, LOT_PAGES);
-    const partNo = query.itemID === undefined ? undefined : await this.partNoOf(query.itemID);
-    const list = this.paging('lots', wids, partNo);
-    if (!wids.length || partNo === null) {
-      // A list that can hold nothing still refuses a cursor that is not its own.
-      requestedCursor(query, request, list);
-      return new Page([], 0, request);
-    }
-    const qb = this.lots.createQueryBuilder('lot').where('lot.wID IN (:...wids)', { wids });
-    if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
-    // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
-    const total = partNo === undefined && !request.modifiedSince ? await lotTotal(this.lots.manager, wids) : undefined;
-    const page = await paginate(qb, query, LOT_PAGES, { ...list, total });
-    const [items, names] = await Promise.all([this.itemsOf(page.value.map((l) => l.partNo)), this.warehouseNames.of(page.value.map((l) => l.wID))]);
-    return page.map((lot) => toLotResponse(lot, items.get(lot.partNo)!, names.get(lot.wID) ?? ''));
+  lotPage(wids: number[], query: LotQueryDto, consistency: Consistency): Promise<Page<LotResponseDto>> {
+    return this.reads.run(consistency, async (m) => {
+      const request = resolvePage(query, LOT_PAGES);
+      const partNo = query.itemID === undefined ? undefined : await partNoOf(m, query.itemID);
+      const list = this.paging('lots', wids, partNo);
+      if (!wids.length || partNo === null) {
+        // A list that can hold nothing still refuses a cursor that is not its own.
+        requestedCursor(query, request, list);
+        return new Page<LotResponseDto>([], 0, request);
+      }
+      const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
+      if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
+      // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
+      const total = partNo === undefined && !request.modifiedSince ? await lotTotal(m, wids) : undefined;
+      const page = await paginate(qb, query, LOT_PAGES, { ...list, total });
+      const [items, names] = await Promise.all([itemsOf(m, page.value.map((l) => l.partNo)), this.warehouseNames.of(page.value.map((l) => l.wID))]);
+      return page.map((lot) => toLotResponse(lot, items.get(lot.partNo)!, names.get(lot.wID) ?? ''));
+    });
   }
 
-  stockPage(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
-    return this.stock.page(wids, query);
+  stockPage(wids: number[], query: PageQueryDto, consistency: Consistency): Promise<Page<StockLevelResponseDto>> {
+    return this.reads.run(consistency, (m) => this.stock.page(m, wids, query));
   }
 
   /** GET /Inventory/Transactions (extension): ledger rows touching the caller's warehouses. */
-  async ledgerPage(wids: number[], query: LotQueryDto): Promise<Page<TransactionResponseDto>> {
-    const request = resolvePage(query, LEDGER_PAGES);
-    const partNo = query.itemID === undefined ? undefined : await this.partNoOf(query.itemID);
-    const list = this.paging('ledger', wids, partNo);
-    if (!wids.length || partNo === null) {
-      requestedCursor(query, request, list);
-      return new Page([], 0, request);
-    }
-    const qb = this.ledger.createQueryBuilder('e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
-    if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
-    const total = partNo === undefined && !request.modifiedSince ? await ledgerTotal(this.ledger.manager, wids) : undefined;
-    const page = await paginate(qb, query, LEDGER_PAGES, { ...list, total });
-    const items = await this.itemsOf(page.value.map((e) => e.partNo));
-    return page.map((e) => toTransactionResponse(e, items.get(e.partNo)?.shortID ?? ''));
+  ledgerPage(wids: number[], query: LotQueryDto, consistency: Consistency): Promise<Page<TransactionResponseDto>> {
+    return this.reads.run(consistency, async (m) => {
+      const request = resolvePage(query, LEDGER_PAGES);
+      const partNo = query.itemID === undefined ? undefined : await partNoOf(m, query.itemID);
+      const list = this.paging('ledger', wids, partNo);
+      if (!wids.length || partNo === null) {
+        requestedCursor(query, request, list);
+        return new Page<TransactionResponseDto>([], 0, request);
+      }
+      const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
+      if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
+      const total = partNo === undefined && !request.modifiedSince ? await ledgerTotal(m, wids) : undefined;
+      const page = await paginate(qb, query, LEDGER_PAGES, { ...list, total });
+      const items = await itemsOf(m, page.value.map((e) => e.partNo));
+      return page.map((e) => toTransactionResponse(e, items.get(e.partNo)?.shortID ?? ''));
+    });
   }
 
   /** How a list of these warehouses (and item) pages: a cursor is the list's only with the same scope and item. */
@@ -103,14 +105,15 @@ export class InventoryQueries {
     return { cursors: this.cursors, filters: [name, [...wids].sort((a, b) => a - b), partNo === null ? 'no such item' : (partNo ?? null)] };
   }
 
-  /** An item filter that names no item matches nothing. */
-  private async partNoOf(shortId: string): Promise<number | null> {
-    return (await this.items.findOne({ where: { shortIdKey: caseKey(shortId) }, select: { partNo: true } }))?.partNo ?? null;
-  }
+}
 
-  private async itemsOf(partNos: number[]): Promise<Map<number, Item>> {
-    if (!partNos.length) return new Map();
-    const found = await this.items.find({ where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true, description: true } });
-    return new Map(found.map((i) => [i.partNo, i]));
-  }
+/** An item filter that names no item matches nothing. */
+async function partNoOf(m: EntityManager, shortId: string): Promise<number | null> {
+  return (await m.findOne(Item, { where: { shortIdKey: caseKey(shortId) }, select: { partNo: true } }))?.partNo ?? null;
+}
+
+async function itemsOf(m: EntityManager, partNos: number[]): Promise<Map<number, Item>> {
+  if (!partNos.length) return new Map();
+  const found = await m.find(Item, { where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true, description: true } });
+  return new Map(found.map((i) => [i.partNo, i]));
 }

@@ -5,6 +5,8 @@ import { CurrentCaller, RequirePermission } from '../auth/guards.js';
 import { SecurityId } from '../auth/security-id.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import { PageHeaders } from '../pagination/page-headers.interceptor.js';
+import { ListRead, ReadConsistency } from '../http/consistency.js';
+import type { Consistency } from '../database/list-reads.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
 import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
 import { BatchDto, CountDto, HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
@@ -44,46 +46,51 @@ export class InventoryController {
 
   @Get()
   @PageHeaders()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, "List lots in the caller's warehouses, newest first")
   @ApiAnswer(HttpStatus.OK, LotPageResponseDto)
-  lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto): Promise<LotPageResponseDto> {
-    return this.queries.lotPage(this.queries.scope(caller), query);
+  lots(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto, @ReadConsistency() consistency: Consistency): Promise<LotPageResponseDto> {
+    return this.queries.lotPage(this.queries.scope(caller), query, consistency);
   }
 
   @Get('StockLevels')
   @PageHeaders()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, "Stock levels per item over the caller's warehouses")
   @ApiAnswer(HttpStatus.OK, StockLevelPageResponseDto)
-  stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto): Promise<StockLevelPageResponseDto> {
-    return this.queries.stockPage(this.queries.scope(caller), query);
+  stockLevels(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto, @ReadConsistency() consistency: Consistency): Promise<StockLevelPageResponseDto> {
+    return this.queries.stockPage(this.queries.scope(caller), query, consistency);
   }
 
   @Get('StockLevels/:wid')
   @PageHeaders()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, 'Stock levels per item in one warehouse')
   @ApiParam(WID)
   @ApiAnswer(HttpStatus.OK, StockLevelPageResponseDto)
   @ApiFailures(ONE_WAREHOUSE)
-  stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto): Promise<StockLevelPageResponseDto> {
-    return this.queries.stockPage(this.queries.scope(caller, wid), query);
+  stockLevelsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: PageQueryDto, @ReadConsistency() consistency: Consistency): Promise<StockLevelPageResponseDto> {
+    return this.queries.stockPage(this.queries.scope(caller, wid), query, consistency);
   }
 
   @Get('Transactions')
   @PageHeaders()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, "Extension: the inventory ledger (one row per lot touched) in the caller's warehouses")
   @ApiAnswer(HttpStatus.OK, TransactionPageResponseDto)
-  transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto): Promise<TransactionPageResponseDto> {
-    return this.queries.ledgerPage(this.queries.scope(caller), query);
+  transactions(@CurrentCaller() caller: Caller, @Query() query: LotQueryDto, @ReadConsistency() consistency: Consistency): Promise<TransactionPageResponseDto> {
+    return this.queries.ledgerPage(this.queries.scope(caller), query, consistency);
   }
 
   @Get(':wid')
   @PageHeaders()
+  @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, 'List lots in one warehouse, newest first')
   @ApiParam(WID)
   @ApiAnswer(HttpStatus.OK, LotPageResponseDto)
   @ApiFailures(ONE_WAREHOUSE)
-  lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto): Promise<LotPageResponseDto> {
-    return this.queries.lotPage(this.queries.scope(caller, wid), query);
+  lotsIn(@CurrentCaller() caller: Caller, @Param('wid') wid: string, @Query() query: LotQueryDto, @ReadConsistency() consistency: Consistency): Promise<LotPageResponseDto> {
+    return this.queries.lotPage(this.queries.scope(caller, wid), query, consistency);
   }
 
   @Post('Receive')

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository } from 'typeorm';
+import { type EntityManager, In } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { pageWindow, seekCondition, type WindowRead } from '../pagination/keyset.js';
@@ -35,11 +34,7 @@ interface StockRow {
 /** GET /Inventory/StockLevels[/<wid>]: one row per item, summed over the warehouses asked for. */
 @Injectable()
 export class StockLevelPages {
-  constructor(
-    @InjectRepository(StockLevel) private readonly levels: Repository<StockLevel>,
-    @InjectRepository(Item) private readonly items: Repository<Item>,
-    private readonly cursors: PageCursors,
-  ) {}
+  constructor(private readonly cursors: PageCursors) {}
 
   /**
    * One row per item that has had a lot in these warehouses, summed over them,
@@ -54,21 +49,21 @@ export class StockLevelPages {
    * in scope (by primary key), then their sums. A cursor seeks by a column
    * before grouping, by a sum after it.
    */
-  async page(wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
+  async page(m: EntityManager, wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
     const request = resolvePage(query, STOCK_PAGES);
     const list = { cursors: this.cursors, filters: ['stock', [...wids].sort((a, b) => a - b)] };
     const at = requestedCursor(query, request, list);
     if (!wids.length) return new Page([], 0, request);
-    const { allWarehouses, totalCount } = await this.total(wids, request.modifiedSince);
+    const { allWarehouses, totalCount } = await total(m, wids, request.modifiedSince);
     const [[column, direction]] = request.order;
     const joined = column.startsWith('item.');
     const one = wids.length === 1;
     const sum = one ? undefined : SUMS[column];
     const sortBy = one ? (COLUMNS[column] ?? column) : column;
-    const mysql = this.levels.manager.connection.options.type === 'mysql';
+    const mysql = m.connection.options.type === 'mysql';
     const read = (w: WindowRead) => {
-      if (joined) return this.itemsInShortIdOrder(w, direction, allWarehouses ? null : wids, request.modifiedSince);
-      const qb = this.levels.createQueryBuilder('s').select('s.partNo', 'partNo');
+      if (joined) return itemsInShortIdOrder(m, w, direction, allWarehouses ? null : wids, request.modifiedSince);
+      const qb = m.createQueryBuilder(StockLevel, 's').select('s.partNo', 'partNo');
       if (one) {
         qb.addSelect('s.inStock', 'inStock').addSelect('s.onHold', 'onHold').addSelect('s.available', 'available').where('s.wID = :wid', { wid: wids[0] });
         if (request.modifiedSince) qb.andWhere('s.modified >= :since', { since: request.modifiedSince });
@@ -91,8 +86,8 @@ export class StockLevelPages {
     const boundary = (r: StockRow) => ({ value: joined ? r.shortIdKey : column === 's.partNo' ? r.partNo : r[column as 'inStock' | 'onHold' | 'available'], key: r.partNo });
     const window = await pageWindow(request, totalCount, at, list, read, boundary);
     const { placed, position } = window;
-    const rows = joined ? await this.withSums(window.rows, allWarehouses ? null : wids) : window.rows;
-    const items = await this.shortIds(rows.map((r) => Number(r.partNo)));
+    const rows = joined ? await withSums(m, window.rows, allWarehouses ? null : wids) : window.rows;
+    const items = await shortIds(m, rows.map((r) => Number(r.partNo)));
     return new Page(
       rows.map((r): StockLevelResponseDto => {
         // Sums of stored values, exact as ten-thousandths whatever their size: no stored data can make a list fail.
@@ -117,72 +112,72 @@ export class StockLevelPages {
       position,
     );
   }
+}
 
-  /**
-   * Items with a stock_level row in these warehouses (modified since, if asked),
-   * and whether the scope is every warehouse. Without `modifiedSince`: one
-   * warehouse or all of them from stock_count, some of them from the stock-set
-   * counters; otherwise counted.
-   */
-  private async total(wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
-    const [row] = await this.levels.query(
-      'SELECT (SELECT COUNT(*) FROM warehouse) AS warehouses, (SELECT items FROM stock_count WHERE scope = 0) AS anyWarehouse, (SELECT items FROM stock_count WHERE scope = ?) AS oneWarehouse',
-      [wids[0]],
-    );
-    // The caller's warehouses are distinct and exist: as many as there are means all of them.
-    const allWarehouses = wids.length === Number(row.warehouses);
-    if (!modifiedSince && wids.length === 1) return { allWarehouses, totalCount: Number(row.oneWarehouse ?? 0) };
-    if (!modifiedSince && allWarehouses) return { allWarehouses, totalCount: Number(row.anyWarehouse ?? 0) };
-    const fromSets = modifiedSince ? null : await stockTotal(this.levels.manager, wids);
-    if (fromSets !== null) return { allWarehouses, totalCount: fromSets };
-    const qb = this.levels.createQueryBuilder('s').select('COUNT(DISTINCT s.partNo)', 'n');
-    if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
-    if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
-    return { allWarehouses, totalCount: Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0) };
-  }
+/**
+ * Items with a stock_level row in these warehouses (modified since, if asked),
+ * and whether the scope is every warehouse. Without `modifiedSince`: one
+ * warehouse or all of them from stock_count, some of them from the stock-set
+ * counters; otherwise counted.
+ */
+async function total(m: EntityManager, wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
+  const [row] = await m.query(
+    'SELECT (SELECT COUNT(*) FROM warehouse) AS warehouses, (SELECT items FROM stock_count WHERE scope = 0) AS anyWarehouse, (SELECT items FROM stock_count WHERE scope = ?) AS oneWarehouse',
+    [wids[0]],
+  );
+  // The caller's warehouses are distinct and exist: as many as there are means all of them.
+  const allWarehouses = wids.length === Number(row.warehouses);
+  if (!modifiedSince && wids.length === 1) return { allWarehouses, totalCount: Number(row.oneWarehouse ?? 0) };
+  if (!modifiedSince && allWarehouses) return { allWarehouses, totalCount: Number(row.anyWarehouse ?? 0) };
+  const fromSets = modifiedSince ? null : await stockTotal(m, wids);
+  if (fromSets !== null) return { allWarehouses, totalCount: fromSets };
+  const qb = m.createQueryBuilder(StockLevel, 's').select('COUNT(DISTINCT s.partNo)', 'n');
+  if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
+  if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
+  return { allWarehouses, totalCount: Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0) };
+}
 
-  /**
-   * Items in shortID order (their unique index) that have a stock row in
-   * these warehouses (null: any) modified since, if asked: the probe is a
-   * primary-key read per item, so no sort and no grouping of the scope. The
-   * walk passes over items without stock in scope: a warehouse holding few of
-   * the catalog's items reads more items per page.
-   */
-  private itemsInShortIdOrder(w: WindowRead, direction: 'ASC' | 'DESC', wids: number[] | null, since: Date | null): Promise<StockRow[]> {
-    const scope = `${wids ? ' AND s.wID IN (:...wids)' : ''}${since ? ' AND s.modified >= :since' : ''}`;
-    const qb = this.items
-      .createQueryBuilder('item')
-      .select('item.partNo', 'partNo')
-      .addSelect('item.shortIdKey', 'shortIdKey')
-      // A scalar probe, not EXISTS: MariaDB would make EXISTS a semi-join starting from the warehouse's rows, then sort them.
-      .where(`(SELECT s.partNo FROM stock_level s WHERE s.partNo = item.partNo${scope} LIMIT 1) IS NOT NULL`, { wids, since });
-    if (w.seek) {
-      const seek = seekCondition({ column: 'item.shortIdKey', key: 'item.partNo', direction, unique: true }, w.seek.way, w.seek, { mysql: false });
-      qb.andWhere(seek.sql, seek.parameters);
-    }
-    qb.orderBy('item.shortIdKey', w.direction);
-    if (w.offset) qb.offset(w.offset);
-    return qb.limit(w.limit).getRawMany<StockRow>();
+/**
+ * Items in shortID order (their unique index) that have a stock row in
+ * these warehouses (null: any) modified since, if asked: the probe is a
+ * primary-key read per item, so no sort and no grouping of the scope. The
+ * walk passes over items without stock in scope: a warehouse holding few of
+ * the catalog's items reads more items per page.
+ */
+function itemsInShortIdOrder(m: EntityManager, w: WindowRead, direction: 'ASC' | 'DESC', wids: number[] | null, since: Date | null): Promise<StockRow[]> {
+  const scope = `${wids ? ' AND s.wID IN (:...wids)' : ''}${since ? ' AND s.modified >= :since' : ''}`;
+  const qb = m
+    .createQueryBuilder(Item, 'item')
+    .select('item.partNo', 'partNo')
+    .addSelect('item.shortIdKey', 'shortIdKey')
+    // A scalar probe, not EXISTS: MariaDB would make EXISTS a semi-join starting from the warehouse's rows, then sort them.
+    .where(`(SELECT s.partNo FROM stock_level s WHERE s.partNo = item.partNo${scope} LIMIT 1) IS NOT NULL`, { wids, since });
+  if (w.seek) {
+    const seek = seekCondition({ column: 'item.shortIdKey', key: 'item.partNo', direction, unique: true }, w.seek.way, w.seek, { mysql: false });
+    qb.andWhere(seek.sql, seek.parameters);
   }
+  qb.orderBy('item.shortIdKey', w.direction);
+  if (w.offset) qb.offset(w.offset);
+  return qb.limit(w.limit).getRawMany<StockRow>();
+}
 
-  /** The sums over these warehouses (null: all) of the items of a page read in shortID order. */
-  private async withSums(rows: StockRow[], wids: number[] | null): Promise<StockRow[]> {
-    if (!rows.length) return rows;
-    const qb = this.levels
-      .createQueryBuilder('s')
-      .select('s.partNo', 'partNo')
-      .addSelect('SUM(s.inStock)', 'inStock')
-      .addSelect('SUM(s.onHold)', 'onHold')
-      .where('s.partNo IN (:...partNos)', { partNos: rows.map((r) => r.partNo) })
-      .groupBy('s.partNo');
-    if (wids) qb.andWhere('s.wID IN (:...wids)', { wids });
-    const sums = new Map((await qb.getRawMany<StockRow>()).map((r) => [Number(r.partNo), r]));
-    return rows.map((r) => ({ ...r, inStock: sums.get(Number(r.partNo))?.inStock ?? 0, onHold: sums.get(Number(r.partNo))?.onHold ?? 0 }));
-  }
+/** The sums over these warehouses (null: all) of the items of a page read in shortID order. */
+async function withSums(m: EntityManager, rows: StockRow[], wids: number[] | null): Promise<StockRow[]> {
+  if (!rows.length) return rows;
+  const qb = m
+    .createQueryBuilder(StockLevel, 's')
+    .select('s.partNo', 'partNo')
+    .addSelect('SUM(s.inStock)', 'inStock')
+    .addSelect('SUM(s.onHold)', 'onHold')
+    .where('s.partNo IN (:...partNos)', { partNos: rows.map((r) => r.partNo) })
+    .groupBy('s.partNo');
+  if (wids) qb.andWhere('s.wID IN (:...wids)', { wids });
+  const sums = new Map((await qb.getRawMany<StockRow>()).map((r) => [Number(r.partNo), r]));
+  return rows.map((r) => ({ ...r, inStock: sums.get(Number(r.partNo))?.inStock ?? 0, onHold: sums.get(Number(r.partNo))?.onHold ?? 0 }));
+}
 
-  private async shortIds(partNos: number[]): Promise<Map<number, string>> {
-    if (!partNos.length) return new Map();
-    const found = await this.items.find({ where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true } });
-    return new Map(found.map((i) => [i.partNo, i.shortID]));
-  }
+async function shortIds(m: EntityManager, partNos: number[]): Promise<Map<number, string>> {
+  if (!partNos.length) return new Map();
+  const found = await m.find(Item, { where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true } });
+  return new Map(found.map((i) => [i.partNo, i.shortID]));
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import type { ListReadSource } from '../database/list-reads.js';
 
 /** What a failed attempt of a transaction met, as `db_transaction_retries_total` labels it. */
 export type RetryCause = 'deadlock' | 'lock_wait_timeout' | 'group_replication' | 'write_conflict' | 'busy';
@@ -62,6 +63,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly listReads = new Counter({
+    name: 'db_list_reads_total',
+    help: 'List reads by where they were served: replica, primary (Consistency: strong, or no DATABASE_READ_URL), fallback (the replica failed or is resting)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   private readonly webhookDeliveries = new Counter({
     name: 'webhook_deliveries_total',
     help: 'Webhook delivery attempts by result: delivered (a 2xx), retry (to be tried again), failed (no retries left)',
@@ -109,6 +117,11 @@ export class Metrics {
   /** Sets the age of the oldest event not yet delivered to its subscription. */
   webhookLag(seconds: number): void {
     this.webhookOldest.set(seconds);
+  }
+
+  /** Counts a list read by where it was served. */
+  listRead(source: ListReadSource): void {
+    this.listReads.inc({ source });
   }
 
   /** Counts a transient failure of a transaction attempt. */
