@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/config.js';
+import { insertRows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { OutboxEvent } from './events.entities.js';
 import { EventSequencer } from './sequencer.js';
@@ -62,7 +63,8 @@ export class EventOutbox {
       this.units.set(m, unit);
       this.tx.afterCommit(m, () => this.sequencer.soon());
     }
-    await m.insert(OutboxEvent, {
+    // A hand-written INSERT (statements.ts): the query builder's per-call work is a measurable part of a write.
+    await insertRows(m, OutboxEvent, [{
       id: randomUUID(),
       seq: null,
       unitId: unit.unitId,
@@ -72,6 +74,6 @@ export class EventOutbox {
       wid: event.wid ?? null,
       toWid: event.toWid ?? null,
       data: JSON.stringify(event.data),
-    });
+    }]);
   }
 }
