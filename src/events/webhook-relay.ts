@@ -240,7 +240,10 @@ export class WebhookRelay implements OnModuleDestroy {
         .set(state)
         .where('id = :id AND leaseOwner = :owner', { id: subscriptionId, owner: this.owner })
         .execute();
-      if (!result.affected) return false;
+      if (!result.affected) {
+        this.dropAgent(subscriptionId);
+        return false;
+      }
       await m.insert(
         WebhookDelivery,
         made.map(({ event, attempt, answer, at, nextTry }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt: at, nextTry })),
@@ -263,7 +266,15 @@ export class WebhookRelay implements OnModuleDestroy {
       if (condition) qb.andWhere(condition);
       return qb.execute();
     });
-    return (result.affected ?? 0) > 0;
+    const changed = (result.affected ?? 0) > 0;
+    if (!changed && held) this.dropAgent(id);
+    return changed;
+  }
+
+  /** Closes the kept-alive pool of a subscription this instance no longer holds (deleted, or its lease lost): the map holds only those in work. */
+  private dropAgent(subscriptionId: number): void {
+    this.agents.get(subscriptionId)?.agent.destroy();
+    this.agents.delete(subscriptionId);
   }
 
   /**
