@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/config.js';
 import { DomainError } from '../errors.js';
@@ -41,12 +41,14 @@ class ReplicaTimeout extends Error {
  * the replica is behind, which the service does not bound (MariaDB reports
  * it as `Seconds_Behind_Master`; watch it).
  *
- * The replica's pool is connected in the background, at start and after a
- * failure of connecting: a replica that is down when the service starts
- * does not stop it, and lists use the primary until the replica answers.
+ * The replica's pool is connected in the background when a list or a health
+ * check first needs it, and again after a failure of connecting: a replica
+ * that is down when the service starts does not stop it, lists use the
+ * primary until the replica answers, and the admin CLI (which shares this
+ * module) never connects to it.
  */
 @Injectable()
-export class ListReads implements OnModuleInit, OnApplicationShutdown {
+export class ListReads implements OnApplicationShutdown {
   private readonly url: string | null;
   private replica: DataSource | null = null;
   private connecting: Promise<void> | null = null;
@@ -67,10 +69,6 @@ export class ListReads implements OnModuleInit, OnApplicationShutdown {
   /** Whether a replica is set (DATABASE_READ_URL). */
   get hasReplica(): boolean {
     return this.url !== null;
-  }
-
-  onModuleInit(): void {
-    if (this.url) this.connect();
   }
 
   async onApplicationShutdown(): Promise<void> {
