@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Secrets and tokens are 256 random bits (DECISIONS "Authentication"), stored
@@ -18,8 +18,9 @@ export function newAccessToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** SHA-256 as hex, by Node's one-shot `crypto.hash` (every request hashes its bearer token to find it in the cache). */
 export function hashCredential(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time check of a presented secret against a stored hash (hex of equal length). */
