@@ -1,7 +1,8 @@
 // `npm run test:galera`: the service on a three-node MariaDB Galera cluster
 // that the suite starts on loopback (galera-4 and rsync are installed when
-// missing). Not part of `npm test`: it needs root (or sudo) for mariadbd and
-// takes a few minutes.
+// missing), and on a MariaDB primary with a binlog replica (read routing).
+// Not part of `npm test`: it needs root (or sudo) for mariadbd and takes a
+// few minutes.
 module.exports = {
   testTimeout: 600_000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
