@@ -210,6 +210,31 @@ describe('lists from a MariaDB binlog replica, everything else from the primary'
     expect(await ready(service)).toEqual({ status: 200, body: { status: 'ok', database: 'up', replica: 'up' } });
   });
 
+  it('answers a list from the primary when the replica hangs (SIGSTOP), within the replica read timeout', async () => {
+    const { shortID } = await change(service);
+    await pair.caughtUp();
+    pair.pauseReplica();
+    try {
+      const started = Date.now();
+      const res = await call(service, LISTS[3]);
+      const took = Date.now() - started;
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`"${shortID}"`);
+      // REPLICA_READ_TIMEOUT_MS (5 s), then the primary's answer.
+      expect(took).toBeGreaterThanOrEqual(4_500);
+      expect(took).toBeLessThan(10_000);
+      // Resting: the next list does not wait for the replica.
+      const next = Date.now();
+      expect((await call(service, LISTS[0])).status).toBe(200);
+      expect(Date.now() - next).toBeLessThan(2_000);
+      expect(await ready(service)).toEqual({ status: 200, body: { status: 'ok', database: 'up', replica: 'down' } });
+    } finally {
+      pair.resumeReplica();
+    }
+    await pair.caughtUp();
+    await readsReplicaAgain(service);
+  });
+
   it('starts while the replica is down, serves lists from the primary, and uses the replica once it answers', async () => {
     await pair.killReplica();
     const second = await startService(env());

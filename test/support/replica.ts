@@ -46,6 +46,9 @@ export interface ReplicaPair {
   caughtUp(timeoutMs?: number): Promise<void>;
   /** SIGKILL the replica and wait for its exit. */
   killReplica(): Promise<void>;
+  /** SIGSTOP / SIGCONT the replica: it keeps its connections but answers nothing (a hung server). */
+  pauseReplica(): void;
+  resumeReplica(): void;
   /** Starts the replica again; replication resumes from where it stood. */
   restartReplica(): Promise<void>;
   /** GTIDs the replica holds (`@@gtid_current_pos`): only the primary's server id when nothing was written on the replica itself. */
@@ -134,6 +137,7 @@ export async function startReplicaPair(dir: string): Promise<ReplicaPair> {
   }
   const [primary, replica] = servers;
 
+  // SIGKILL ends a stopped (SIGSTOP) process too.
   const orphans = () => servers.forEach((s) => s.process?.kill('SIGKILL'));
   process.once('exit', orphans);
   const launch = (server: (typeof servers)[number]) => {
@@ -194,6 +198,8 @@ export async function startReplicaPair(dir: string): Promise<ReplicaPair> {
       if (Number(waited) !== 0) throw new Error(`the replica did not reach ${pos} in ${timeoutMs} ms:\n${replica.log()}`);
     },
     killReplica: () => exited(replica, 'SIGKILL', 0),
+    pauseReplica: () => void replica.process?.kill('SIGSTOP'),
+    resumeReplica: () => void replica.process?.kill('SIGCONT'),
     restartReplica: async () => {
       launch(replica);
       await answering(replica);
@@ -205,6 +211,7 @@ export async function startReplicaPair(dir: string): Promise<ReplicaPair> {
       return pos;
     },
     stop: async () => {
+      replica.process?.kill('SIGCONT');
       await Promise.all(servers.map((s) => exited(s, 'SIGTERM', 20_000)));
       process.removeListener('exit', orphans);
     },
