@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { upsertAdd } from './upsert.js';
+import type { Statement } from './statements.js';
+import { upsertAddStatement } from './upsert.js';
 
 /** A DataSource, EntityManager or QueryRunner: anything that runs a query outside or inside a transaction. */
 export interface Queryable {
@@ -29,7 +30,7 @@ const deferred = new WeakMap<EntityManager, Gathered>();
 
 /**
  * From now on, counter changes made through `m` (a transaction's manager)
- * are gathered and written by `flushCounts` just before the commit, all of
+ * are gathered and written with the commit (`countStatements`), all of
  * the transaction's in one statement. A transaction that makes several
  * changes (a Batch: one per operation) then takes its counter rows once and in
  * primary-key order, as a single change does; written operation by operation,
@@ -42,16 +43,20 @@ export function deferCounts(m: EntityManager): void {
 }
 
 /**
- * Writes what was gathered for `m` since `deferCounts` (in its transaction)
- * and stops gathering: the stock_count rows first, in scope order, then the
- * list_count rows, each table in one statement.
+ * What was gathered for `m` since `deferCounts` (in its transaction), as the
+ * statements that write it just before the commit, and stops gathering: the
+ * stock_count rows first, in scope order, then the list_count rows, each
+ * table in one statement.
  */
-export async function flushCounts(m: EntityManager): Promise<void> {
+export function countStatements(m: EntityManager): Statement[] {
   const gathered = deferred.get(m);
   deferred.delete(m);
-  if (!gathered) return;
-  if (gathered.stock.size) await writeStockCounts(m, gathered.stock);
-  if (gathered.lists.length) await writeCounts(m, gathered.lists);
+  if (!gathered) return [];
+  const out: Statement[] = [];
+  if (gathered.stock.size) out.push(stockCountsStatement(m, gathered.stock));
+  const lists = countsStatement(m, gathered.lists);
+  if (lists) out.push(lists);
+  return out;
 }
 
 /** Forgets the changes gathered for `m` (its transaction rolled back). */
@@ -85,17 +90,27 @@ export async function countStockRow(m: EntityManager, wID: number, first: boolea
 }
 
 async function writeStockCounts(m: EntityManager, stock: Map<number, number>): Promise<void> {
+  const { sql, params } = stockCountsStatement(m, stock);
+  await m.query(sql, params);
+}
+
+function stockCountsStatement(m: EntityManager, stock: Map<number, number>): Statement {
   const rows = [...stock].sort(([a], [b]) => a - b).map(([value, by]) => ({ value, by }));
-  await upsertAdd(m, 'stock_count', 'scope', 'items', rows);
+  return upsertAddStatement(m, 'stock_count', 'scope', 'items', rows);
+}
+
+async function writeCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
+  const statement = countsStatement(m, changes);
+  if (statement) await m.query(statement.sql, statement.params);
 }
 
 /**
- * Applies counter changes as one statement: each counter's net change goes
- * to one slot row picked at random (created when missing), the rows in
- * primary-key order, so that two writers lock counter rows in the same order
- * and never deadlock each other over them.
+ * Counter changes as one statement: each counter's net change goes to one
+ * slot row picked at random (created when missing), the rows in primary-key
+ * order, so that two writers lock counter rows in the same order and never
+ * deadlock each other over them. Null when nothing changes.
  */
-async function writeCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
+function countsStatement(m: EntityManager, changes: CountChange[]): Statement | null {
   const net = new Map<string, CountChange>();
   for (const c of changes) {
     const key = `${c.list}\n${c.scope}`;
@@ -107,14 +122,13 @@ async function writeCounts(m: EntityManager, changes: CountChange[]): Promise<vo
     .filter((c) => c.by !== 0)
     .map((c) => ({ ...c, slot: Math.floor(Math.random() * COUNTER_SLOTS) }))
     .sort((a, b) => compare(a.list, b.list) || compare(a.scope, b.scope) || a.slot - b.slot);
-  if (!rows.length) return;
+  if (!rows.length) return null;
   const values = rows.map(() => '(?, ?, ?, ?)').join(', ');
   const params = rows.flatMap((r) => [r.list, r.scope, r.slot, r.by]);
   if (m.connection.options.type === 'mysql') {
-    await m.query(`INSERT INTO list_count (list, scope, slot, n) VALUES ${values} ON DUPLICATE KEY UPDATE n = n + VALUES(n)`, params);
-  } else {
-    await m.query(`INSERT INTO list_count (list, scope, slot, n) VALUES ${values} ON CONFLICT (list, scope, slot) DO UPDATE SET n = n + excluded.n`, params);
+    return { sql: `INSERT INTO list_count (list, scope, slot, n) VALUES ${values} ON DUPLICATE KEY UPDATE n = n + VALUES(n)`, params };
   }
+  return { sql: `INSERT INTO list_count (list, scope, slot, n) VALUES ${values} ON CONFLICT (list, scope, slot) DO UPDATE SET n = n + excluded.n`, params };
 }
 
 /** Byte order (the ascii_bin collation's), not the locale's. */

@@ -47,5 +47,8 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
     timezone: 'Z',
     poolSize: 10,
     connectTimeout: 5000,
+    // A transaction's held-back writes go with its COMMIT as one query (statements.ts `later`). Every
+    // statement of the service is parameterised (`?`, escaped by mysql2), never assembled from input.
+    multipleStatements: true,
   };
 }

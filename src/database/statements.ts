@@ -77,28 +77,42 @@ export function plusDecimal(m: EntityManager, column: string): string {
   return m.connection.options.type === 'mysql' ? `${column} + CAST(? AS DECIMAL(18,4))` : `ROUND(${column} + ?, 4)`;
 }
 
+/** One parameterised statement, to run now or with the commit (`later`). */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
 /**
- * Inserts rows of an entity in one statement in the transaction of `m`: the
- * columns are those the first row gives a value (every row gives the same),
- * each value stored as the driver stores it (`columnValue`). Returns the key
- * the database generated for a single row (MySQL's insert id, SQLite's last
- * row id).
+ * The rows of an entity as one INSERT: the columns are those the first row
+ * gives a value (every row gives the same), each value stored as the driver
+ * stores it (`columnValue`).
  */
-export async function insertRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Promise<number> {
-  if (!m.queryRunner) throw new Error('insertRows() writes in a transaction: pass its manager');
+export function insertStatement<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Statement {
   const metadata = m.connection.getMetadata(entity);
   const driver = m.connection.driver;
   const columns = metadata.columns.filter((c) => !c.isGenerated && c.asExpression === undefined && values[0][c.propertyName as keyof T] !== undefined);
   const row = `(${columns.map(() => '?').join(', ')})`;
   const sql = `INSERT INTO ${driver.escape(metadata.tableName)} (${columns.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES ${values.map(() => row).join(', ')}`;
   const params = values.flatMap((v) => columns.map((c) => driver.preparePersistentValue(v[c.propertyName as keyof T], c)));
+  return { sql, params };
+}
+
+/**
+ * Inserts rows of an entity in one statement in the transaction of `m`.
+ * Returns the key the database generated for a single row (MySQL's insert
+ * id, SQLite's last row id).
+ */
+export async function insertRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Promise<number> {
+  if (!m.queryRunner) throw new Error('insertRows() writes in a transaction: pass its manager');
+  const { sql, params } = insertStatement(m, entity, values);
   const result = await m.queryRunner.query(sql, params, true);
   const raw = result.raw as { insertId?: number } | number | bigint;
   return Number(typeof raw === 'object' ? raw.insertId : raw);
 }
 
-/** Sets these properties on the entity's rows whose `key` is one of `keys`, in one statement in the transaction of `m`; returns the rows changed. */
-export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, set: Partial<T>, key: keyof T & string, keys: unknown[]): Promise<number> {
+/** Sets these properties on the entity's rows whose `key` is one of `keys`, as one UPDATE. */
+export function updateStatement<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, set: Partial<T>, key: keyof T & string, keys: unknown[]): Statement {
   const metadata = m.connection.getMetadata(entity);
   const driver = m.connection.driver;
   const column = (property: string) => {
@@ -110,5 +124,63 @@ export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: En
   const keyColumn = column(key);
   const sql = `UPDATE ${driver.escape(metadata.tableName)} SET ${changed.map((c) => `${driver.escape(c.databaseName)} = ?`).join(', ')} WHERE ${driver.escape(keyColumn.databaseName)} IN (${keys.map(() => '?').join(', ')})`;
   const params = [...changed.map((c) => driver.preparePersistentValue(set[c.propertyName as keyof T], c)), ...keys.map((k) => driver.preparePersistentValue(k, keyColumn))];
+  return { sql, params };
+}
+
+/** `updateStatement` run now in the transaction of `m`; returns the rows changed. */
+export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, set: Partial<T>, key: keyof T & string, keys: unknown[]): Promise<number> {
+  const { sql, params } = updateStatement(m, entity, set, key, keys);
   return execute(m, sql, params);
+}
+
+/**
+ * The tail of a transaction: writes whose outcome nothing in the transaction
+ * reads, held back and sent with its COMMIT (`takeTail`), so that a Receive
+ * or an Issue costs a few round trips to the database instead of one per
+ * statement, and holds its row locks for that much less time. On a MySQL or
+ * MariaDB server the tail and the COMMIT go as one multi-statement query; on
+ * SQLite one by one before it. What may go there: a write to rows the transaction has already
+ * locked (a picked lot, a locked stock_level row) or that nobody else can see
+ * yet (a new ledger or event row), and whose result (changed rows, insert id)
+ * is not needed. A read in the same transaction would not see them, so
+ * `TransactionRunner.run` sends the tail before the next piece of work of a
+ * unit (each operation of a Batch). Where the server may abort a
+ * transaction between two statements (a Galera node, Group Replication), the
+ * statements of a multi-statement query that follow the abort would run
+ * outside it, committed each on its own: there `TransactionRunner` sends the
+ * tail one statement at a time.
+ */
+const tails = new WeakMap<EntityManager, Statement[]>();
+
+/** From now on, `later(m, …)` holds its writes until the commit of the transaction of `m`. */
+export function openTail(m: EntityManager): void {
+  tails.set(m, []);
+}
+
+/**
+ * A write in the transaction of `m` with the commit (see `tails`), or at once
+ * where `m` has no tail open (a transaction not begun by TransactionRunner).
+ */
+export async function later(m: EntityManager, statement: Statement): Promise<void> {
+  const tail = tails.get(m);
+  if (tail) tail.push(statement);
+  else await execute(m, statement.sql, statement.params);
+}
+
+/** The writes held for `m` so far, in order; the tail stays open, empty. */
+export function takeTail(m: EntityManager): Statement[] {
+  const tail = tails.get(m);
+  if (!tail?.length) return [];
+  tails.set(m, []);
+  return tail;
+}
+
+/** Forgets the writes held for `m` (its transaction ended). */
+export function closeTail(m: EntityManager): void {
+  tails.delete(m);
+}
+
+/** Statements as one multi-statement query (MySQL's `multipleStatements`), their parameters in order. */
+export function joinStatements(statements: Statement[]): Statement {
+  return { sql: statements.map((s) => s.sql).join(';\n'), params: statements.flatMap((s) => s.params) };
 }

@@ -4,7 +4,8 @@ import { AppConfig } from '../config/config.js';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { DomainError } from '../errors.js';
 import { Metrics, type RetryCause } from '../metrics/metrics.js';
-import { deferCounts, dropCounts, flushCounts } from './counters.js';
+import { countStatements, deferCounts, dropCounts } from './counters.js';
+import { closeTail, joinStatements, openTail, type Statement, takeTail } from './statements.js';
 
 export class TooMuchContention extends DomainError {
   constructor() {
@@ -79,6 +80,14 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
   private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
   private running = 0;
+  /**
+   * Whether held-back writes go as one multi-statement query (statements.ts
+   * `later`): on a single MySQL/MariaDB server, not on a Galera node or under
+   * Group Replication, where a transaction can be aborted between two
+   * statements and the rest of a multi-statement query would then run outside
+   * it, each committing on its own.
+   */
+  private joinedStatements = false;
 
   private readonly retryBudgetMs: number;
 
@@ -95,7 +104,10 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.isMysql) return;
+    if (this.isMysql) {
+      this.joinedStatements = await allowsJoinedStatements(this.dataSource);
+      return;
+    }
     this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false } as typeof this.dataSource.options);
     await this.writer.initialize();
   }
@@ -114,7 +126,11 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const unit = this.units.getStore();
-    if (unit?.open) return work(unit.open.manager);
+    if (unit?.open) {
+      // The unit's transaction is open: what an earlier piece of it held back for the commit goes now, so that this one reads it.
+      await this.send(unit.open.manager, takeTail(unit.open.manager));
+      return work(unit.open.manager);
+    }
     const once = async () => {
       let tx: OpenTransaction | undefined;
       try {
@@ -245,6 +261,17 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  /** Runs held-back writes now: as one query where joined statements are safe, else one at a time. */
+  private async send(m: EntityManager, tail: Statement[]): Promise<void> {
+    if (!tail.length) return;
+    if (this.joinedStatements) {
+      const { sql, params } = joinStatements(tail);
+      await m.query(sql, params);
+    } else {
+      for (const { sql, params } of tail) await m.query(sql, params);
+    }
+  }
+
   /** Runs the steps `afterCommit` registered for the transaction of `m`, outside the unit of work that committed it. */
   private committed(m: EntityManager): void {
     const steps = this.afterCommits.get(m);
@@ -279,7 +306,19 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       throw error;
     }
     return ended(runner.manager, {
-      commit: () => runner.commitTransaction(),
+      commit: async (tail) => {
+        if (!this.joinedStatements) {
+          await this.send(runner.manager, tail);
+          return runner.commitTransaction();
+        }
+        if (!tail.length) return runner.commitTransaction();
+        // The held-back writes and the COMMIT in one round trip (the pool has `multipleStatements`); a failing
+        // statement stops the rest, COMMIT included, and the caller rolls back.
+        const { sql, params } = joinStatements(tail);
+        await runner.query(`${sql};\nCOMMIT`, params);
+        // What commitTransaction() records after its own COMMIT (no subscriber listens for the commit events).
+        Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+      },
       rollback: () => runner.rollbackTransaction(),
       release: () => runner.release(),
     });
@@ -304,7 +343,10 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       throw error;
     }
     return ended(runner.manager, {
-      commit: () => runner.query('COMMIT'),
+      commit: async (tail) => {
+        for (const { sql, params } of tail) await runner.query(sql, params);
+        await runner.query('COMMIT');
+      },
       rollback: () => runner.query('ROLLBACK'),
       release: async () => pass(),
     });
@@ -314,18 +356,18 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 /**
  * An open transaction that ends once: commit, or rollback (also after a failed
  * commit), then its connection or turn is released. A second end does nothing.
- * Its list-counter changes are gathered and written just before the commit
- * (`deferCounts`), in one statement.
+ * Its list-counter changes are gathered (`deferCounts`) and written with the
+ * commit, after the writes it held back (`later`): on MySQL all of them and
+ * the COMMIT in one round trip.
  */
 function ended(
   manager: EntityManager,
-  how: { commit: () => Promise<unknown>; rollback: () => Promise<unknown>; release: () => Promise<void> },
+  how: { commit: (tail: Statement[]) => Promise<unknown>; rollback: () => Promise<unknown>; release: () => Promise<void> },
 ): OpenTransaction {
   deferCounts(manager);
-  const commit = async () => {
-    await flushCounts(manager);
-    await how.commit();
-  };
+  openTail(manager);
+  // The writes held back (statements.ts `later`), then the counters, then COMMIT.
+  const commit = () => how.commit([...takeTail(manager), ...countStatements(manager)]);
   let done = false;
   const finish = async (end: () => Promise<unknown>) => {
     if (done) return;
@@ -337,6 +379,7 @@ function ended(
       throw error;
     } finally {
       dropCounts(manager);
+      closeTail(manager);
       await how.release();
     }
   };
@@ -365,4 +408,18 @@ export function transientCause(error: unknown): RetryCause | null {
   if (e.errno === 3101) return 'group_replication';
   if (e.errno === 9007) return 'write_conflict';
   return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
+}
+
+/**
+ * Whether the MySQL/MariaDB server lets a transaction's writes and its COMMIT
+ * go as one multi-statement query: not on a Galera node (`wsrep_on`), nor a
+ * member of a Group Replication group, which abort a local transaction
+ * between its statements when a replicated one needs its rows (the next
+ * statement gets the deadlock error, and the statements after it in the same
+ * query would run outside the transaction).
+ */
+async function allowsJoinedStatements(db: DataSource): Promise<boolean> {
+  const found = (await db.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('wsrep_on', 'group_replication_group_name')")) as Array<{ Variable_name: string; Value: string | null }>;
+  const value = (name: string) => found.find((v) => v.Variable_name === name)?.Value ?? '';
+  return value('wsrep_on').toUpperCase() !== 'ON' && value('group_replication_group_name') === '';
 }

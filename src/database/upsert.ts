@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Statement } from './statements.js';
 
 /**
  * Adds `by` to `counter` in the rows of `table` whose primary key `key` is
@@ -9,10 +10,16 @@ import type { EntityManager } from 'typeorm';
  * dialect is the manager's DataSource's.
  */
 export function upsertAdd(m: EntityManager, table: string, key: string, counter: string, rows: Array<{ value: number; by: number }>): Promise<unknown> {
+  const { sql, params } = upsertAddStatement(m, table, key, counter, rows);
+  return m.query(sql, params);
+}
+
+/** `upsertAdd` as a statement, to run later (statements.ts `later`, the commit's tail). */
+export function upsertAddStatement(m: EntityManager, table: string, key: string, counter: string, rows: Array<{ value: number; by: number }>): Statement {
   const values = rows.map(() => '(?, ?)').join(', ');
   const params = rows.flatMap((r) => [r.value, r.by]);
   if (m.connection.options.type === 'mysql') {
-    return m.query(`INSERT INTO \`${table}\` (\`${key}\`, \`${counter}\`) VALUES ${values} ON DUPLICATE KEY UPDATE \`${counter}\` = \`${counter}\` + VALUES(\`${counter}\`)`, params);
+    return { sql: `INSERT INTO \`${table}\` (\`${key}\`, \`${counter}\`) VALUES ${values} ON DUPLICATE KEY UPDATE \`${counter}\` = \`${counter}\` + VALUES(\`${counter}\`)`, params };
   }
-  return m.query(`INSERT INTO "${table}" ("${key}", "${counter}") VALUES ${values} ON CONFLICT ("${key}") DO UPDATE SET "${counter}" = "${counter}" + excluded."${counter}"`, params);
+  return { sql: `INSERT INTO "${table}" ("${key}", "${counter}") VALUES ${values} ON CONFLICT ("${key}") DO UPDATE SET "${counter}" = "${counter}" + excluded."${counter}"`, params };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/config.js';
-import { insertRows } from '../database/statements.js';
+import { insertStatement, later } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { OutboxEvent } from './events.entities.js';
 import { EventSequencer } from './sequencer.js';
@@ -64,7 +64,8 @@ export class EventOutbox {
       this.tx.afterCommit(m, () => this.sequencer.soon());
     }
     // A hand-written INSERT (statements.ts): the query builder's per-call work is a measurable part of a write.
-    await insertRows(m, OutboxEvent, [{
+    // Its row goes with the commit (statements.ts `later`): nothing in the transaction reads it.
+    await later(m, insertStatement(m, OutboxEvent, [{
       id: randomUUID(),
       seq: null,
       unitId: unit.unitId,
@@ -74,6 +75,6 @@ export class EventOutbox {
       wid: event.wid ?? null,
       toWid: event.toWid ?? null,
       data: JSON.stringify(event.data),
-    }]);
+    }]));
   }
 }

@@ -20,7 +20,7 @@ import { Lot } from './inventory.entities.js';
 import { ItemKeyCache, type ItemKeys } from './item-keys.js';
 import { lockItemWithTotal, lockLevelAndLots, lockLevels, lockLots } from './locks.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
-import { addToLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
+import { addToLevel, addToLockedLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
 import { recordStockEvent } from './stock-events.js';
 import { WarehouseNames } from './warehouse-names.js';
 
@@ -84,7 +84,9 @@ export class InventoryService {
       const onHold = lot.hold ? dto.units : 0;
       // The row was locked with the item when it existed: after the change it holds exactly this.
       let levelAfter = level ? { inStock: addDecimal(level.inStock, dto.units), onHold: addDecimal(level.onHold, onHold) } : undefined;
-      if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
+      if (level) {
+        await addToLockedLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
+      } else if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
         levelAfter = undefined;
         await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
         await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
@@ -108,7 +110,7 @@ export class InventoryService {
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
-      await addToLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
+      await addToLockedLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       // The row was locked before the change, and an Issue leaves onHold as it was.
@@ -166,7 +168,7 @@ export class InventoryService {
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       const done = await applyPick(m, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
-      await addToLevel(m, item.partNo, dto.wid, 0, hold ? units : -units, now);
+      await addToLockedLevel(m, item.partNo, dto.wid, 0, hold ? units : -units, now);
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
       await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
-import { columnValue, execute, insertRows, plusDecimal, updateRows } from '../database/statements.js';
+import { columnValue, execute, insertRows, insertStatement, later, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -45,13 +45,14 @@ export interface TakenLot {
  */
 export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: Partial<Lot>, now: Date): Promise<TakenLot[]> {
   const done: TakenLot[] = plan.whole.map((lot) => ({ from: lot, recNo: lot.recNo, units: lot.units }));
+  // The lots are locked: their updates go with the commit; only the new lot's insert is needed now, for its recNo.
   if (plan.part) {
     const { lot, units } = plan.part;
-    await updateRows(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]);
+    await later(m, updateStatement(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]));
     const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
     done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
-  for (const lots of chunks(plan.whole)) await updateRows(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo));
+  for (const lots of chunks(plan.whole)) await later(m, updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
   return done;
 }
 
@@ -69,12 +70,20 @@ export async function adjustLevel(m: EntityManager, item: Pick<Item, 'shortID'>,
  * row. False when there is no such row. The caller has checked the bound.
  */
 export async function addToLevel(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<boolean> {
-  const changed = await execute(
-    m,
-    `UPDATE stock_level SET inStock = ${plusDecimal(m, 'inStock')}, onHold = ${plusDecimal(m, 'onHold')}, modified = ? WHERE partNo = ? AND wID = ?`,
-    [decimalText(inStock), decimalText(onHold), columnValue(m, StockLevel, 'modified', now), partNo, wid],
-  );
-  return changed > 0;
+  const { sql, params } = levelAddition(m, partNo, wid, inStock, onHold, now);
+  return (await execute(m, sql, params)) > 0;
+}
+
+/** `addToLevel` with the commit, for a stock_level row the transaction has locked (it exists). */
+export function addToLockedLevel(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<void> {
+  return later(m, levelAddition(m, partNo, wid, inStock, onHold, now));
+}
+
+function levelAddition(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Statement {
+  return {
+    sql: `UPDATE stock_level SET inStock = ${plusDecimal(m, 'inStock')}, onHold = ${plusDecimal(m, 'onHold')}, modified = ? WHERE partNo = ? AND wID = ?`,
+    params: [decimalText(inStock), decimalText(onHold), columnValue(m, StockLevel, 'modified', now), partNo, wid],
+  };
 }
 
 function decimalText(value: number): string {
@@ -127,6 +136,7 @@ export async function writeLedger(
     requestKey: origin.requestKey,
     created,
   }));
-  for (const chunk of chunks(entries)) await insertRows(m, LedgerEntry, chunk);
+  // New rows nothing in the transaction reads: they go with the commit.
+  for (const chunk of chunks(entries)) await later(m, insertStatement(m, LedgerEntry, chunk));
   await countLedgerRows(m, rows);
 }
