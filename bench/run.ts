@@ -71,19 +71,17 @@ async function main(): Promise<void> {
   nest.kill('SIGTERM');
   const raw = await start(['dist/bench/ceilings.js', 'raw', String(PORTS.raw), DB_URL], /ready/);
   let rawReceiveSeq = 0;
-  const raws: Record<CeilingKey, Row> = {
-    b: await drive('ceiling (b): node:http + mysql2, point query of GET /Item/<partNo>', PORTS.raw, () => ({ path: `/item/${randomPartNo(seeded)}` })),
-    c1: await drive('ceiling (c): node:http + mysql2, lot page 1 (250)', PORTS.raw, () => ({ path: '/lots?page=1&pageSize=250' })),
+  const rawWork: Record<CeilingKey, [string, () => Record<string, unknown>]> = {
+    b: ['ceiling (b): node:http + mysql2, point query of GET /Item/<partNo>', () => ({ path: `/item/${randomPartNo(seeded)}` })],
+    c1: ['ceiling (c): node:http + mysql2, lot page 1 (250)', () => ({ path: '/lots?page=1&pageSize=250' })],
     // The size of a default page (25), for the lists other than lots, which have no ceiling of their own.
-    c25: await drive('ceiling (c): node:http + mysql2, lot page 1 (25)', PORTS.raw, () => ({ path: '/lots?page=1&pageSize=25' })),
-    cN: await drive(`ceiling (c): node:http + mysql2, lot page ${lotPage} (250)`, PORTS.raw, () => ({ path: `/lots?page=${lotPage}&pageSize=250` })),
-    d: await drive('ceiling (d): node:http + mysql2, Receive transaction', PORTS.raw, () =>
-      post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (rawReceiveSeq++ % 3), units: 1 }),
-    ),
+    c25: ['ceiling (c): node:http + mysql2, lot page 1 (25)', () => ({ path: '/lots?page=1&pageSize=25' })],
+    cN: [`ceiling (c): node:http + mysql2, lot page ${lotPage} (250)`, () => ({ path: `/lots?page=${lotPage}&pageSize=250` })],
+    d: ['ceiling (d): node:http + mysql2, Receive transaction', () => post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (rawReceiveSeq++ % 3), units: 1 })],
   };
-  const rawExited = new Promise((resolve) => raw.once('exit', resolve));
-  raw.kill('SIGTERM');
-  await rawExited;
+  const driveRaw = (key: CeilingKey, label = rawWork[key][0]) => drive(label, PORTS.raw, rawWork[key][1]);
+  const raws = {} as Record<CeilingKey, Row>;
+  for (const key of Object.keys(rawWork) as CeilingKey[]) raws[key] = await driveRaw(key);
   const stack = await start(['dist/bench/ceilings.js', 'stack', String(PORTS.stack), DB_URL], /ready/);
   let stackReceiveSeq = 0;
   const stackReceive = await drive('ceiling (e): NestJS + class-validator + TypeORM, Receive transaction', PORTS.stack, () =>
@@ -138,11 +136,21 @@ async function main(): Promise<void> {
   ];
   const rows: Row[] = [];
   for (const [name, ref, next] of scenarios) {
+    // The machine's load drifts over minutes: a scenario with one ceiling is compared with that ceiling driven
+    // again just before it (the raw process stays up beside the service), not with the reading at the start.
+    const paired = 'key' in ref ? await driveRaw(ref.key, `${rawWork[ref.key][0]}, just before ${name}`) : null;
+    if (paired && (paired.errors > 0 || paired.non2xx > 0)) {
+      log(`ceiling with failed requests: ${paired.scenario}`);
+      process.exitCode = 1;
+    }
     const row = await drive(name, PORTS.service, next, auth);
-    const ceiling = ceilingOf(ref, raws, lotPage);
+    const ceiling = ceilingOf(ref, raws, lotPage, paired);
     Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps });
     rows.push(row);
   }
+  const rawExited = new Promise((resolve) => raw.once('exit', resolve));
+  raw.kill('SIGTERM');
+  await rawExited;
   // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
   const receiveRow = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
   rows.push({ ...receiveRow, scenario: 'POST /Inventory/Receive, against the stack floor (e)', ceiling: '(e)', vsCeiling: receiveRow.rps / stackReceive.rps });
@@ -413,9 +421,10 @@ async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise
  * parts in the scenario's proportions, each at its ceiling's rate: the
  * weighted harmonic mean (the time per request adds up, not the rates).
  */
-function ceilingOf(ref: CeilingRef, raws: Record<CeilingKey, Row>, lotPage: number): { label: string; rps: number } {
+function ceilingOf(ref: CeilingRef, raws: Record<CeilingKey, Row>, lotPage: number, paired: Row | null = null): { label: string; rps: number } {
   const names: Record<CeilingKey, string> = { b: '(b)', c1: '(c) page 1 (250)', c25: '(c) page 1 (25)', cN: `(c) page ${lotPage} (250)`, d: '(d)' };
   const name = (key: CeilingKey) => names[key];
+  if ('key' in ref && paired) return { label: `${ref.near ? '≈ ' : ''}${name(ref.key)} just before: ${paired.rps.toFixed(0)} req/s`, rps: paired.rps };
   if ('key' in ref) return { label: `${ref.near ? '≈ ' : ''}${name(ref.key)}`, rps: raws[ref.key].rps };
   const parts = ref.blend.map(([w, key, approx]) => `${Math.round(w * 100)}% ${approx ? '≈ ' : ''}${name(key)}`);
   return { label: parts.join(' + '), rps: 1 / ref.blend.reduce((t, [w, key]) => t + w / raws[key].rps, 0) };
@@ -503,7 +512,8 @@ function render(
       'Ceilings, measured in this run: (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:',
       "(b) GET /Item/<partNo>'s point query; (c) a lot page as GET /Inventory sends it, newest first, keys from the covering index then",
       `the rows joined to item and warehouse, total from a maintained counter (page 1 of 250 and of 25, page ${extra.lotPage} of 250); (d) Receive's transaction.`,
-      '"× ceiling" is the req/s over that of the ceiling named beside it: the same work, or the nearest where marked ≈ (item and stock',
+      '"× ceiling" is the req/s over that of the ceiling named beside it, driven again just before the scenario (the table of ceilings',
+      'above is their first reading): the same work, or the nearest where marked ≈ (item and stock',
       "pages against a lot page of their size, Issue against Receive's transaction); the mixed scenario's is its parts' ceilings in its",
       'proportions. "× (a)" is over the bare NestJS route. (e) is the floor of this stack for a Receive: (d)\'s statements through a TypeORM',
       'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics. (f) a page of',
