@@ -142,7 +142,15 @@ interface Key {
  * page 1); with `page` alone they are an OFFSET. Either way the page gets the
  * cursors of its neighbours (pageWindow), so following `next` seeks.
  */
-export async function paginate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, query: PageQueryDto, spec: PageSpec, list: ListPaging = {}): Promise<Page<T>> {
+export async function paginate<T extends ObjectLiteral, R = T>(
+  qb: SelectQueryBuilder<T>,
+  query: PageQueryDto,
+  spec: PageSpec,
+  list: ListPaging & {
+    /** The rows of the page's keys, by String(key), read by a statement of the list's own (a join the query builder would hydrate slowly); else `qb`'s entities. */
+    rows?: (keys: unknown[]) => Promise<Map<string, R>>;
+  } = {},
+): Promise<Page<R>> {
   const request = resolvePage(query, spec);
   const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
@@ -164,11 +172,16 @@ export async function paginate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T
   };
   const boundary = (key: Key) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
   const { rows: keys, placed, position } = await pageWindow(request, totalCount, at, list, read, boundary);
-  if (!keys.length) return new Page<T>([], totalCount, placed, position);
+  if (!keys.length) return new Page<R>([], totalCount, placed, position);
+  const byKey = list.rows ? await list.rows(keys.map((r) => r.k)) : await entitiesByKey(qb, spec, keys);
+  return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount, placed, position);
+}
+
+/** The page's rows as `qb`'s entities, by String(key). */
+async function entitiesByKey<T extends ObjectLiteral, R>(qb: SelectQueryBuilder<T>, spec: PageSpec, keys: Key[]): Promise<Map<string, R>> {
   const key = spec.tiebreak.slice(spec.tiebreak.indexOf('.') + 1);
   const rows = await qb.andWhere(`${spec.tiebreak} IN (:...pageKeys)`, { pageKeys: keys.map((r) => r.k) }).getMany();
-  const byKey = new Map(rows.map((row) => [String(row[key]), row]));
-  return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is T => row !== undefined), totalCount, placed, position);
+  return new Map(rows.map((row) => [String(row[key]), row as unknown as R]));
 }
 
 /** COUNT(*) of a list query: every list joins at most one row per listed row. */
