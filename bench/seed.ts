@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { ALL_SECURITY_IDS } from '../src/auth/security-id.js';
@@ -128,5 +130,111 @@ export async function fillListCounters(url: string): Promise<void> {
     for (const statement of listCountersFill('mysql')) await ds.query(statement);
   } finally {
     await ds.destroy();
+  }
+}
+
+/** The part of better-sqlite3's API the SQLite seed uses (the package ships no types of its own). */
+interface SqliteDatabase {
+  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint } };
+  exec(sql: string): void;
+  pragma(sql: string): unknown;
+  function(name: string, fn: () => unknown): void;
+  transaction(fn: () => void): () => void;
+  close(): void;
+}
+
+/**
+ * A fresh SQLite database file at the given scale, with the same rows as
+ * `seed` writes on MariaDB: the schema from the service's migrations, then
+ * every row through better-sqlite3 in one transaction of prepared statements,
+ * the ledger and stock rows derived in SQL (operation ids from a JS function,
+ * SQLite having no UUID()), the list counters recomputed, and ANALYZE.
+ * Datetimes are stored as TypeORM stores them on SQLite: UTC text
+ * `YYYY-MM-DD HH:MM:SS.SSS`.
+ */
+export async function seedSqlite(file: string, lots: number, log: (m: string) => void): Promise<Seeded> {
+  const t0 = Date.now();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+
+  const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(`sqlite:${file}`)));
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await ds.destroy();
+
+  const Database = require('better-sqlite3') as new (file: string) => SqliteDatabase;
+  const db = new Database(file);
+  try {
+    // The seed is thrown away if it fails: no fsync on every page.
+    db.pragma('synchronous = OFF');
+    db.function('uuid', () => randomUUID());
+    const at = (d: Date) => d.toISOString().slice(0, 23).replace('T', ' ');
+    const now = new Date();
+    const nowText = at(now);
+    const items = Math.max(1, Math.floor(lots / 10));
+    const clientId = 'c_bench';
+    const clientSecret = 'bench-secret-not-for-production-000000000';
+    const started = Date.now();
+
+    db.transaction(() => {
+      const warehouse = db.prepare('INSERT INTO warehouse (wID, name, nameKey, created) VALUES (?, ?, ?, ?)');
+      for (let i = 1; i <= WAREHOUSES; i++) warehouse.run(i, `Warehouse ${i}`, `warehouse ${i}`, nowText);
+      const group = db
+        .prepare('INSERT INTO permission_group (name, nameKey, permissions, created) VALUES (?, ?, ?, ?)')
+        .run('bench', 'bench', ALL_SECURITY_IDS.join(','), nowText);
+      db.prepare(
+        'INSERT INTO integration_client (clientId, name, nameKey, groupId, secretHash, readOnly, disabled, created, modified) VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?)',
+      ).run(clientId, 'bench', 'bench', Number(group.lastInsertRowid), hashCredential(clientSecret), nowText, nowText);
+      const access = db.prepare('INSERT INTO client_warehouse (clientId, wID) VALUES (?, ?)');
+      for (let i = 1; i <= WAREHOUSES; i++) access.run(clientId, i);
+
+      const item = db.prepare(
+        'INSERT INTO item (partNo, shortID, shortIdKey, description, category, subCategory, uOM, putUp, units, dfltOwner, created, modified, discontinued, createdBy) ' +
+          "VALUES (?, ?, ?, ?, ?, ?, 'EA', '', 1, 0, ?, ?, 0, 'bench')",
+      );
+      for (let i = 0; i < items; i++) {
+        const shortID = `BENCH-${String(i + 1).padStart(7, '0')}`;
+        item.run(i + 1, shortID, shortID.toLowerCase(), `Bench part ${i + 1}`, i % 50, i % 7, nowText, nowText);
+      }
+      log(`seeded ${items} items in ${Date.now() - started} ms`);
+
+      const lot = db.prepare(
+        'INSERT INTO lot (recNo, partNo, shortIdKey, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) ' +
+          "VALUES (?, ?, ?, ?, ?, 10, ?, ?, ?, '', '', '', 0, 0, '', '', ?, ?)",
+      );
+      const base = now.getTime() - lots * 1000;
+      for (let j = 0; j < lots; j++) {
+        // As seed(): every item gets lots in every warehouse, and about a quarter of each item's lots are archived.
+        const archived = Math.floor(j / items) % 4 === 3;
+        const received = at(new Date(base + j * 1000));
+        const partNo = (j % items) + 1;
+        lot.run(j + 1, partNo, `bench-${String(partNo).padStart(7, '0')}`, (j % WAREHOUSES) + 1, `S-${j % 100}`, received, archived ? nowText : null, `SER-${j}`, archived ? 0 : 1, received);
+      }
+      log(`seeded ${lots} lots in ${Date.now() - started} ms`);
+
+      // The hot item: one deep lot in warehouse 1, as seed() writes it.
+      db.prepare(
+        'INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, modified) ' +
+          "VALUES (1, 'bench-0000001', 1, 'HOT', 1000000, ?, '', '', '', '', 0, 0, '', '', 1, ?)",
+      ).run(nowText, nowText);
+      db.exec(
+        "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, toWid, toSpot, units, reasonCode, reference, remark, clientId, created) SELECT uuid(), 'receive', partNo, recNo, wID, spot, units, 1, '', '', 'bench', received FROM lot ORDER BY recNo",
+      );
+      db.exec(
+        "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, fromRecNo, fromWid, fromSpot, units, reasonCode, reference, remark, clientId, created) SELECT uuid(), 'issue', partNo, recNo, recNo, wID, spot, units, 2, '', '', 'bench', shipped FROM lot WHERE active = 0 ORDER BY recNo",
+      );
+      db.exec(
+        'INSERT INTO stock_level (partNo, wID, inStock, onHold, modified) SELECT partNo, wID, SUM(CASE WHEN active = 1 THEN units ELSE 0 END), 0, MAX(modified) FROM lot GROUP BY partNo, wID',
+      );
+      db.exec('DELETE FROM stock_count');
+      db.exec('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
+      db.exec('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
+      // The service's list counters, recomputed from the rows written around it.
+      for (const statement of listCountersFill('sqlite')) db.exec(statement);
+    })();
+    db.exec('ANALYZE');
+    log(`seeded ledger, stock levels and counters; ${Date.now() - t0} ms in all, migrations and ANALYZE included`);
+    return { items, lots, clientId, clientSecret, hotItem: 'BENCH-0000001', seedMs: Date.now() - t0 };
+  } finally {
+    db.close();
   }
 }
