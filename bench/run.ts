@@ -122,6 +122,7 @@ async function main(): Promise<void> {
     [`GET /Inventory page ${lotPage} (250) by cursor`, near('c1'), () => ({ path: deepByCursor })],
     ['GET /Inventory/StockLevels page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels' })],
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
+    ['GET /Inventory/Transactions page 1', near('c25'), () => ({ path: '/api/v1/Inventory/Transactions' })],
     ['POST /Inventory/Receive', same('d'), () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (receiveSeq++ % 3), reasonCode: 1 })],
     ['POST /Inventory/Issue, distinct items', near('d'), () => post('/api/v1/Inventory/Issue', { itemID: shortIdOf(randomPartNo(seeded)), units: 0.0001, wid: 1 + Math.floor(Math.random() * 3), reasonCode: 2 })],
     ['POST /Inventory/Issue, one item', near('d'), () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 })],
