@@ -118,7 +118,6 @@ async function main(): Promise<void> {
     ['GET /Item page 1', near('c25'), () => ({ path: '/api/v1/Item' })],
     [`GET /Item page ${lastItemPage} (deep)`, near('c1'), () => ({ path: `/api/v1/Item?page=${lastItemPage}&pageSize=250` })],
     ['GET /Inventory page 1 (250)', same('c1'), () => ({ path: '/api/v1/Inventory?pageSize=250' })],
-    [`GET /Inventory page ${lotPage} (250)`, same('cN'), () => ({ path: `/api/v1/Inventory?page=${lotPage}&pageSize=250` })],
     [`GET /Inventory page ${lotPage} (250) by cursor`, near('c1'), () => ({ path: deepByCursor })],
     ['GET /Inventory/StockLevels page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels' })],
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
@@ -134,6 +133,9 @@ async function main(): Promise<void> {
           ? { path: Math.random() < 0.5 ? `/api/v1/Item/${randomPartNo(seeded)}` : '/api/v1/Inventory/StockLevels' }
           : post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1, reasonCode: 1 }),
     ],
+    // Last of these: a deep OFFSET walks offset + 250 index entries, and at 1,000,000 lots that evicts the buffer pool's
+    // hot pages; a scenario right after it would be measured against a cold cache that page 1 did not have.
+    [`GET /Inventory page ${lotPage} (250)`, same('cN'), () => ({ path: `/api/v1/Inventory?page=${lotPage}&pageSize=250` })],
   ];
   const rows: Row[] = [];
   for (const [name, ref, next] of scenarios) {
