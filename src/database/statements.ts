@@ -19,18 +19,35 @@ interface Shape {
   hydrate?: (row: Record<string, unknown>) => ObjectLiteral;
 }
 
-const shapes = new WeakMap<object, Shape>();
+const shapes = new WeakMap<object, Map<string, Shape>>();
 
-function shapeOf(m: EntityManager, entity: EntityTarget<ObjectLiteral>): Shape {
+/** The entity's columns, or only those of the given properties (a projection), with what is made once for them. */
+function shapeOf(m: EntityManager, entity: EntityTarget<ObjectLiteral>, properties?: readonly string[]): Shape {
   const metadata = m.connection.getMetadata(entity);
-  let shape = shapes.get(metadata);
-  if (!shape) shapes.set(metadata, (shape = { columns: metadata.columns, lists: new Map() }));
+  let byProjection = shapes.get(metadata);
+  if (!byProjection) shapes.set(metadata, (byProjection = new Map()));
+  const projection = properties?.join(',') ?? '';
+  let shape = byProjection.get(projection);
+  if (!shape) {
+    const columns = properties
+      ? properties.map((p) => {
+          const column = metadata.findColumnWithPropertyName(p);
+          if (!column) throw new Error(`${metadata.name} has no column ${p}`);
+          return column;
+        })
+      : metadata.columns;
+    byProjection.set(projection, (shape = { columns, lists: new Map() }));
+  }
   return shape;
 }
 
-/** Every column of the entity as a select list, `alias.` before each when given (`i.partNo, i.shortID, …`). */
-export function columnList(m: EntityManager, entity: EntityTarget<ObjectLiteral>, alias = ''): string {
-  const shape = shapeOf(m, entity);
+/**
+ * Every column of the entity as a select list, `alias.` before each when given
+ * (`i.partNo, i.shortID, …`); only the columns of `properties` when given (a
+ * page that sends a few of a wide row's columns reads and converts only those).
+ */
+export function columnList(m: EntityManager, entity: EntityTarget<ObjectLiteral>, alias = '', properties?: readonly string[]): string {
+  const shape = shapeOf(m, entity, properties);
   let list = shape.lists.get(alias);
   if (list === undefined) {
     const prefix = alias ? `${alias}.` : '';
@@ -40,9 +57,20 @@ export function columnList(m: EntityManager, entity: EntityTarget<ObjectLiteral>
   return list;
 }
 
-/** A row read by a statement that selected `columnList(m, entity)`: the entity's values, typed as the query builder would type them. */
-export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, row: Record<string, unknown>): T {
-  const shape = shapeOf(m, entity);
+/**
+ * A row read by a statement that selected `columnList(m, entity)` (with the
+ * same `properties`, if any): the entity's values, typed as the query builder
+ * would type them; with `properties`, only those.
+ */
+export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, row: Record<string, unknown>): T;
+export function toEntity<T extends ObjectLiteral, K extends keyof T & string>(
+  m: EntityManager,
+  entity: EntityTarget<T>,
+  row: Record<string, unknown>,
+  properties: readonly K[],
+): Pick<T, K>;
+export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, row: Record<string, unknown>, properties?: readonly string[]): T {
+  const shape = shapeOf(m, entity, properties);
   shape.hydrate ??= hydrator(m, shape.columns);
   return shape.hydrate(row) as T;
 }

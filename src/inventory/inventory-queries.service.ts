@@ -113,23 +113,28 @@ async function partNoOf(m: EntityManager, shortId: string): Promise<number | nul
   return (await m.findOne(Item, { where: { shortIdKey: caseKey(shortId) }, select: { partNo: true } }))?.partNo ?? null;
 }
 
+/** The lot columns a lot page sends (toLotResponse); the rest of the row is neither read nor converted. */
+const LOT_PAGE_FIELDS = ['recNo', 'partNo', 'wID', 'spot', 'units', 'received', 'shipped', 'serial', 'serial2', 'rFIDTag', 'remark', 'hold', 'jobID', 'jobName', 'associate', 'active'] as const;
+type PageLot = Pick<Lot, (typeof LOT_PAGE_FIELDS)[number]>;
+
 /**
  * The lots of a page's keys with their items' shortID and description, in one
  * hand-written statement (a join by primary keys), by String(recNo): the
  * query builder's entity hydration and a second query for the items cost a
- * 250-lot page several times the statement itself.
+ * 250-lot page several times the statement itself. Only the columns the page
+ * sends are read.
  */
-async function lotsWithItems(m: EntityManager, recNos: unknown[]): Promise<Map<string, { lot: Lot; item: Pick<Item, 'shortID' | 'description'> }>> {
+async function lotsWithItems(m: EntityManager, recNos: unknown[]): Promise<Map<string, { lot: PageLot; item: Pick<Item, 'shortID' | 'description'> }>> {
   const q = (name: string) => m.connection.driver.escape(name);
   const found = await rows(
     m,
-    `SELECT ${columnList(m, Lot, 'l')}, i.${q('shortID')} AS itemShortID, i.${q('description')} AS itemDescription` +
+    `SELECT ${columnList(m, Lot, 'l', LOT_PAGE_FIELDS)}, i.${q('shortID')} AS itemShortID, i.${q('description')} AS itemDescription` +
       ` FROM ${q('lot')} l JOIN ${q('item')} i ON i.${q('partNo')} = l.${q('partNo')} WHERE l.${q('recNo')} IN (${recNos.map(() => '?').join(', ')})`,
     recNos,
   );
   return new Map(
     found.map((row) => {
-      const lot = toEntity(m, Lot, row);
+      const lot = toEntity(m, Lot, row, LOT_PAGE_FIELDS);
       return [String(lot.recNo), { lot, item: { shortID: row.itemShortID as string, description: row.itemDescription as string } }];
     }),
   );

@@ -29,7 +29,11 @@ export class LotResponseDto {
 }
 
 /** The spec's Lot fields in the spec's order. */
-export function toLotResponse(lot: Lot, item: Pick<Item, 'shortID' | 'description'>, warehouse: string): LotResponseDto {
+export function toLotResponse(
+  lot: Pick<Lot, 'recNo' | 'partNo' | 'wID' | 'spot' | 'units' | 'received' | 'shipped' | 'serial' | 'serial2' | 'rFIDTag' | 'remark' | 'hold' | 'jobID' | 'jobName' | 'associate' | 'active'>,
+  item: Pick<Item, 'shortID' | 'description'>,
+  warehouse: string,
+): LotResponseDto {
   return {
     recNo: lot.recNo,
     partNo: lot.partNo,
