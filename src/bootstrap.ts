@@ -39,9 +39,9 @@ export async function createApp(
     { bodyParser: false, logger: new NestLogger(logger), abortOnError: false },
   );
   // Order matters: the request id and version headers come first, so that
-  // even body-parser failures and unknown routes carry them.
-  app.use(requestContext(logger));
-  if (config.metricsEnabled) app.use(app.get(Metrics).middleware());
+  // even body-parser failures and unknown routes carry them; the log line and
+  // the metrics are taken when the answer is sent.
+  app.use(requestContext(logger, config.metricsEnabled ? app.get(Metrics).observe : undefined));
   answerClientErrors(app.getHttpServer() as Server, logger);
   // Security headers on every response, errors and the docs page included
   // (OWASP API8). The docs page loads only its own scripts, so the default

@@ -15,42 +15,42 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** What else sees every finished request besides the log line (the metrics): `route` is the matched template, null when none matched. */
+export type RequestObserver = (req: Request, res: Response, route: string | null, durationMs: number) => void;
+
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /**
  * First middleware of every request, including those that never reach a route
  * (404, malformed JSON, oversized body): gives it an id (the client's
  * `X-Request-Id` when it is a safe token, else a new UUID), sets the headers
- * every response carries (DECISIONS "General"), and writes one log line when
- * the response is finished.
+ * every response carries (DECISIONS "General"), and when the response is
+ * finished writes one log line and hands the request to `observe` (the
+ * metrics, when enabled): one listener for both.
  */
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, observe?: RequestObserver) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
     req.context = { id };
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-API-Version', 'v1');
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const durationMs = performance.now() - started;
+      const route = routeOf(req);
       logger.info(
-        {
-          reqId: id,
-          method: req.method,
-          route: routeOf(req),
-          status: res.statusCode,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-          clientId: req.context.clientId,
-        },
+        { reqId: id, method: req.method, route: route ?? req.path, status: res.statusCode, durationMs, clientId: req.context.clientId },
         'request',
       );
+      observe?.(req, res, route, durationMs);
     });
     next();
   };
 }
 
-/** The matched route pattern (`/api/v1/Item/:partNo`), or the bare path when none matched. */
-function routeOf(req: Request): string {
+/** The matched route pattern (`/api/v1/Item/:partNo`), or null when none matched. */
+function routeOf(req: Request): string | null {
   const pattern: unknown = req.route?.path;
-  return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : req.path;
+  return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : null;
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { ListReadSource } from '../database/list-reads.js';
+import type { RequestObserver } from '../http/request-context.js';
 
 /** What a failed attempt of a transaction met, as `db_transaction_retries_total` labels it. */
 export type RetryCause = 'deadlock' | 'lock_wait_timeout' | 'group_replication' | 'write_conflict' | 'busy';
@@ -129,25 +129,30 @@ export class Metrics {
     this.retries.inc({ cause });
   }
 
+  /** The request series of each (method, route template, status) seen, made once: prom-client hashes a label set at every call. */
+  private readonly series = new Map<string, { requests: { inc(): void }; duration: { observe(seconds: number): void } }>();
+
   /**
-   * Express middleware, first in the chain: times every request and counts it
-   * when its answer is sent (a client that hangs up before is not counted).
+   * Counts and times a request whose answer was sent (a client that hangs up
+   * before is not counted); the request context's one `finish` listener
+   * calls it. `matched` is the route template, null when no route matched.
    */
-  middleware(): (req: Request, res: Response, next: NextFunction) => void {
-    return (req, res, next) => {
-      const started = performance.now();
-      res.once('finish', () => {
-        const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
-        const labels = { method: req.method, route, status: String(res.statusCode) };
-        this.requests.inc(labels);
-        this.duration.observe(labels, (performance.now() - started) / 1000);
-        if (res.statusCode === 429) this.rateLimited.inc();
-        else if (res.getHeader('idempotent-replayed') === 'true') this.replays.inc();
-        else if (res.statusCode < 300 && req.method === 'POST' && STOCK_OPERATIONS[route]) this.operations.inc({ type: STOCK_OPERATIONS[route] });
-      });
-      next();
-    };
-  }
+  readonly observe: RequestObserver = (req, res, matched, durationMs) => {
+    const route = matched ?? 'unmatched';
+    const status = res.statusCode;
+    const key = `${req.method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = { method: req.method, route, status: String(status) };
+      series = { requests: this.requests.labels(labels), duration: this.duration.labels(labels) };
+      this.series.set(key, series);
+    }
+    series.requests.inc();
+    series.duration.observe(durationMs / 1000);
+    if (status === 429) this.rateLimited.inc();
+    else if (res.getHeader('idempotent-replayed') === 'true') this.replays.inc();
+    else if (status < 300 && req.method === 'POST' && STOCK_OPERATIONS[route]) this.operations.inc({ type: STOCK_OPERATIONS[route] });
+  };
 }
 
 /** The mysql2 pool under TypeORM's MySQL driver (its counts are the pool's own fields); null on SQLite. */
