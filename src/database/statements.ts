@@ -75,18 +75,32 @@ export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: Enti
   return shape.hydrate(row) as T;
 }
 
+/** Column types whose value both drivers hand over unchanged when no transformer is set (prepareHydratedValue has no case for them). */
+const AS_READ = new Set<unknown>(['int', 'integer', 'smallint', 'bigint', 'varchar', 'char', 'text']);
+
+/** Whether the driver's prepareHydratedValue returns this column's values as read: then the hydrator copies them. */
+export function hydratesAsRead(column: ColumnMetadata): boolean {
+  return !column.transformer && AS_READ.has(column.type);
+}
+
 /**
  * One function per entity that builds its values as a single object literal
- * (`{ recNo: h(r["recNo"], c[0]), … }`), each value from the driver's
- * `prepareHydratedValue` as the query builder would. Written as source once,
- * from the entity's metadata (names quoted by JSON.stringify), because the
- * loop it replaces, storing property after property under computed names,
- * was the largest single cost of a 250-lot page; the literal gives every row
- * the same shape at once.
+ * (`{ recNo: r["recNo"], units: h(r["units"], c[4]), … }`), each value from
+ * the driver's `prepareHydratedValue` as the query builder would, except the
+ * columns it would return unchanged (`hydratesAsRead`), which are copied.
+ * Written as source once, from the entity's metadata (names quoted by
+ * JSON.stringify), because the loop it replaces, storing property after
+ * property under computed names, was the largest single cost of a 250-lot
+ * page; the literal gives every row the same shape at once.
  */
 function hydrator(m: EntityManager, columns: ColumnMetadata[]): (row: Record<string, unknown>) => ObjectLiteral {
   const driver = m.connection.driver;
-  const fields = columns.map((c, i) => `${JSON.stringify(c.propertyName)}: h(r[${JSON.stringify(c.databaseName)}], c[${i}])`).join(', ');
+  const fields = columns
+    .map((c, i) => {
+      const value = `r[${JSON.stringify(c.databaseName)}]`;
+      return `${JSON.stringify(c.propertyName)}: ${hydratesAsRead(c) ? value : `h(${value}, c[${i}])`}`;
+    })
+    .join(', ');
   const make = new Function('h', 'c', `return (r) => ({ ${fields} });`) as (
     h: (value: unknown, column: ColumnMetadata) => unknown,
     c: ColumnMetadata[],
