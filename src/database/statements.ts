@@ -19,24 +19,28 @@ interface Shape {
   hydrate?: (row: Record<string, unknown>) => ObjectLiteral;
 }
 
-const shapes = new WeakMap<object, Map<string, Shape>>();
+/**
+ * Shapes by DataSource, then entity, then projection (the properties array
+ * itself, a constant of its caller): found per row without building a key.
+ */
+const shapes = new WeakMap<object, Map<unknown, { all?: Shape; projections: WeakMap<readonly string[], Shape> }>>();
 
 /** The entity's columns, or only those of the given properties (a projection), with what is made once for them. */
 function shapeOf(m: EntityManager, entity: EntityTarget<ObjectLiteral>, properties?: readonly string[]): Shape {
-  const metadata = m.connection.getMetadata(entity);
-  let byProjection = shapes.get(metadata);
-  if (!byProjection) shapes.set(metadata, (byProjection = new Map()));
-  const projection = properties?.join(',') ?? '';
-  let shape = byProjection.get(projection);
+  let byEntity = shapes.get(m.connection);
+  if (!byEntity) shapes.set(m.connection, (byEntity = new Map()));
+  let entry = byEntity.get(entity);
+  if (!entry) byEntity.set(entity, (entry = { projections: new WeakMap() }));
+  if (!properties) return (entry.all ??= { columns: m.connection.getMetadata(entity).columns, lists: new Map() });
+  let shape = entry.projections.get(properties);
   if (!shape) {
-    const columns = properties
-      ? properties.map((p) => {
-          const column = metadata.findColumnWithPropertyName(p);
-          if (!column) throw new Error(`${metadata.name} has no column ${p}`);
-          return column;
-        })
-      : metadata.columns;
-    byProjection.set(projection, (shape = { columns, lists: new Map() }));
+    const metadata = m.connection.getMetadata(entity);
+    const columns = properties.map((p) => {
+      const column = metadata.findColumnWithPropertyName(p);
+      if (!column) throw new Error(`${metadata.name} has no column ${p}`);
+      return column;
+    });
+    entry.projections.set(properties, (shape = { columns, lists: new Map() }));
   }
   return shape;
 }
