@@ -1,5 +1,9 @@
+import fc from 'fast-check';
 import {
   addDecimal,
+  formatDecimal,
+  fromTenThousandths,
+  readStoredDecimal,
   storedTenThousandths,
   compareDecimal,
   decimalTransformer,
@@ -61,6 +65,21 @@ describe('decimalTransformer', () => {
     expect(storedTenThousandths('12345678901234.5678')).toBe(123456789012345678n);
     expect(storedTenThousandths('-0.0001')).toBe(-1n);
     expect(storedTenThousandths(0.30000000000000004)).toBe(3000n);
+  });
+
+  it('reads a MySQL decimal as it is exactly when the exact path would give the same number', () => {
+    // Every DECIMAL(18,4) text MySQL/MariaDB can send, and texts that are not canonical (leading zeros,
+    // fewer or more places, spaces), against the exact path: ten-thousandths formatted, then read.
+    const count = fc.bigInt({ min: -999_999_999_999_999_999n, max: 999_999_999_999_999_999n });
+    fc.assert(
+      fc.property(count, (n) => {
+        expect(Object.is(readStoredDecimal(formatDecimal(n)), fromTenThousandths(n))).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const text of ['-0.0000', '0.0000', '00.5000', '1.5', '1.50000', ' 2.0000', '12345678901234.5678', '-99999999999999.9999']) {
+      expect(Object.is(readStoredDecimal(text), fromTenThousandths(storedTenThousandths(text.trim())))).toBe(true);
+    }
   });
 
   it('refuses to write a value with more than 4 places rather than rounding it', () => {

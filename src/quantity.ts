@@ -86,8 +86,17 @@ export function withinDecimalMax(stored: bigint, add: number): boolean {
   return stored + exact(add) <= MAX_COUNT;
 }
 
-/** Reads a stored value from either driver, to its nearest 4-place decimal. */
+/** A DECIMAL(18,4) as MySQL/MariaDB send it: no leading zero, exactly four places. */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d{0,13})\.\d{4}$/;
+
+/**
+ * Reads a stored value from either driver, to its nearest 4-place decimal.
+ * MySQL/MariaDB send a DECIMAL(18,4) as exactly the text the exact path would
+ * format (`formatDecimal`), so that text is read as it is (a negative zero
+ * made 0, as the exact path makes it); anything else goes the exact way.
+ */
 export function readStoredDecimal(raw: string | number): number {
+  if (typeof raw === 'string' && CANONICAL_DECIMAL.test(raw)) return Number(raw) + 0;
   return fromTenThousandths(storedTenThousandths(raw));
 }
 
