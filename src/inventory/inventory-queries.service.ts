@@ -72,9 +72,9 @@ export class InventoryQueries {
       if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
       // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
       const total = partNo === undefined && !request.modifiedSince ? await lotTotal(m, wids) : undefined;
-      const page = await paginate(qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotsWithItems(m, keys) });
-      const names = await this.warehouseNames.of(page.value.map((r) => r.lot.wID));
-      return page.map(({ lot, item }) => toLotResponse(lot, item, names.get(lot.wID) ?? ''));
+      // The names of the warehouses in scope (kept in memory once read), so that each row becomes its answer as it is read.
+      const names = await this.warehouseNames.of(wids);
+      return paginate(qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, names) });
     });
   }
 
@@ -115,16 +115,16 @@ async function partNoOf(m: EntityManager, shortId: string): Promise<number | nul
 
 /** The lot columns a lot page sends (toLotResponse); the rest of the row is neither read nor converted. */
 const LOT_PAGE_FIELDS = ['recNo', 'partNo', 'wID', 'spot', 'units', 'received', 'shipped', 'serial', 'serial2', 'rFIDTag', 'remark', 'hold', 'jobID', 'jobName', 'associate', 'active'] as const;
-type PageLot = Pick<Lot, (typeof LOT_PAGE_FIELDS)[number]>;
 
 /**
- * The lots of a page's keys with their items' shortID and description, in one
- * hand-written statement (a join by primary keys), by String(recNo): the
- * query builder's entity hydration and a second query for the items cost a
- * 250-lot page several times the statement itself. Only the columns the page
- * sends are read.
+ * The answers for the lots of a page's keys, by String(recNo): the lots with
+ * their items' shortID and description, in one hand-written statement (a
+ * join by primary keys), each row read into its answer at once. The query
+ * builder's entity hydration and a second query for the items cost a 250-lot
+ * page several times the statement itself. Only the columns the page sends
+ * are read.
  */
-async function lotsWithItems(m: EntityManager, recNos: unknown[]): Promise<Map<string, { lot: PageLot; item: Pick<Item, 'shortID' | 'description'> }>> {
+async function lotAnswers(m: EntityManager, recNos: unknown[], warehouses: Map<number, string>): Promise<Map<string, LotResponseDto>> {
   const q = (name: string) => m.connection.driver.escape(name);
   const found = await rows(
     m,
@@ -132,12 +132,12 @@ async function lotsWithItems(m: EntityManager, recNos: unknown[]): Promise<Map<s
       ` FROM ${q('lot')} l JOIN ${q('item')} i ON i.${q('partNo')} = l.${q('partNo')} WHERE l.${q('recNo')} IN (${recNos.map(() => '?').join(', ')})`,
     recNos,
   );
-  return new Map(
-    found.map((row) => {
-      const lot = toEntity(m, Lot, row, LOT_PAGE_FIELDS);
-      return [String(lot.recNo), { lot, item: { shortID: row.itemShortID as string, description: row.itemDescription as string } }];
-    }),
-  );
+  const answers = new Map<string, LotResponseDto>();
+  for (const row of found) {
+    const lot = toEntity(m, Lot, row, LOT_PAGE_FIELDS);
+    answers.set(String(lot.recNo), toLotResponse(lot, row.itemShortID as string, row.itemDescription as string, warehouses.get(lot.wID) ?? ''));
+  }
+  return answers;
 }
 
 async function itemsOf(m: EntityManager, partNos: number[]): Promise<Map<number, Item>> {

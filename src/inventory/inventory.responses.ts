@@ -1,5 +1,4 @@
 import { ApiExtraModels, ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { Item } from '../catalog/catalog.entities.js';
 import { ApiBoolean, ApiDateTime, ApiDecimal, ApiEnum, ApiInteger, ApiString } from '../http/openapi-decorators.js';
 import { PageOf } from '../pagination/page.responses.js';
 import type { LedgerEntry, Lot } from './inventory.entities.js';
@@ -31,14 +30,15 @@ export class LotResponseDto {
 /** The spec's Lot fields in the spec's order. */
 export function toLotResponse(
   lot: Pick<Lot, 'recNo' | 'partNo' | 'wID' | 'spot' | 'units' | 'received' | 'shipped' | 'serial' | 'serial2' | 'rFIDTag' | 'remark' | 'hold' | 'jobID' | 'jobName' | 'associate' | 'active'>,
-  item: Pick<Item, 'shortID' | 'description'>,
+  shortID: string,
+  description: string,
   warehouse: string,
 ): LotResponseDto {
   return {
     recNo: lot.recNo,
     partNo: lot.partNo,
-    shortID: item.shortID,
-    description: item.description,
+    shortID,
+    description,
     associate: lot.associate,
     warehouse,
     wID: lot.wID,

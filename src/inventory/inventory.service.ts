@@ -95,7 +95,7 @@ export class InventoryService {
       await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
-      const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item, warehouse) };
+      const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item.shortID, item.description, warehouse) };
       await recordStockEvent(this.outbox, m, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
