@@ -87,6 +87,6 @@ export class EventPageResponseDto {
 }
 
 /** The body of an event, fields in the order of EXTENSIONS "Events"; `data` as it was recorded. */
-export function toEventResponse(e: OutboxEvent): EventResponseDto {
+export function toEventResponse(e: Pick<OutboxEvent, 'id' | 'seq' | 'type' | 'occurred' | 'data'>): EventResponseDto {
   return { id: e.id, seq: e.seq!, type: e.type as EventType, occurred: e.occurred.toISOString(), data: JSON.parse(e.data) as object };
 }

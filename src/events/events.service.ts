@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
+import { columnList, rows, toEntity } from '../database/statements.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
 import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
+
+/** The event columns the feed sends (toEventResponse). */
+const FEED_FIELDS = ['id', 'seq', 'type', 'occurred', 'data'] as const;
 
 /** The page size of GET /Events without `limit` (EXTENSIONS "Events"). */
 export const DEFAULT_EVENT_LIMIT = 100;
@@ -25,20 +29,29 @@ export class EventsService {
     return this.reads.run(consistency, (m) => this.read(m, caller, query));
   }
 
+  /**
+   * One hand-written statement selecting only what the feed sends (a page of
+   * 1,000 events through the query builder's hydration, every column of
+   * every row, cost several times the statement), each row read straight
+   * into its answer.
+   */
   private async read(m: EntityManager, caller: Caller, query: EventQueryDto): Promise<EventPageResponseDto> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_EVENT_LIMIT;
-    const qb = m.createQueryBuilder(OutboxEvent, 'e').where('e.seq > :after', { after }).orderBy('e.seq', 'ASC').limit(limit + 1);
-    if (query.types !== undefined) qb.andWhere('e.type IN (:...types)', { types: eventTypes(query.types) });
+    const q = (name: string) => m.connection.driver.escape(name);
+    const params: unknown[] = [after];
+    let where = `e.${q('seq')} > ?`;
+    if (query.types !== undefined) {
+      const types = eventTypes(query.types) ?? [];
+      where += types.length ? ` AND e.${q('type')} IN (${types.map(() => '?').join(', ')})` : ' AND 1 = 0';
+      params.push(...types);
+    }
     const wids = [...caller.warehouses];
-    qb.andWhere(
-      new Brackets((w) => {
-        w.where('e.wid IS NULL');
-        if (wids.length) w.orWhere('e.wid IN (:...wids)', { wids }).orWhere('e.toWid IN (:...wids)', { wids });
-      }),
-    );
-    const rows = await qb.getMany();
-    const value = rows.slice(0, limit).map(toEventResponse);
-    return { value, next: value.length ? value[value.length - 1].seq : after, hasMore: rows.length > limit };
+    const placeholders = wids.map(() => '?').join(', ');
+    where += wids.length ? ` AND (e.${q('wid')} IS NULL OR e.${q('wid')} IN (${placeholders}) OR e.${q('toWid')} IN (${placeholders}))` : ` AND e.${q('wid')} IS NULL`;
+    params.push(...wids, ...wids, limit + 1);
+    const found = await rows(m, `SELECT ${columnList(m, OutboxEvent, 'e', FEED_FIELDS)} FROM ${q('event')} e WHERE ${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, params);
+    const value = found.slice(0, limit).map((row) => toEventResponse(toEntity(m, OutboxEvent, row, FEED_FIELDS)));
+    return { value, next: value.length ? value[value.length - 1].seq : after, hasMore: found.length > limit };
   }
 }
