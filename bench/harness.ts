@@ -1,5 +1,5 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../src/config/config.js';
@@ -87,9 +87,7 @@ export function commitLabel(): string {
  * its database and counts the ledger rows.
  */
 export async function stopAndCheckLedger(service: ChildProcess, url: string): Promise<{ ledger: LedgerReport; ledgerRows: number }> {
-  const exited = new Promise((resolve) => service.once('exit', resolve));
-  service.kill('SIGTERM');
-  await exited;
+  await stopProcess(service);
   const ds = new DataSource(dataSourceOptions(parseDatabaseUrl(url)));
   await ds.initialize();
   try {
@@ -125,4 +123,31 @@ export async function waitQuiet(url: string, maxMs = 300_000): Promise<number> {
   } finally {
     await db.end();
   }
+}
+
+/** Stops a child with SIGTERM and waits for it to exit (at once if it has exited). */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Prints a run's report and appends it to bench/RESULTS.md (created with its heading when missing). */
+export function appendResults(report: string): void {
+  process.stdout.write(`${report}\n`);
+  const file = 'bench/RESULTS.md';
+  if (!existsSync(file)) writeFileSync(file, '# Benchmark results\n\nAppended by `npm run bench`, `npm run bench:sqlite` and `npm run soak`; newest last.\n');
+  appendFileSync(file, `\n${report}\n`);
+}
+
+/** Runs a bench entry point: exits with its `process.exitCode`, or 1 with the error's stack logged. */
+export function runMain(main: () => Promise<void>, log: (m: string) => void): void {
+  main().then(
+    () => process.exit(process.exitCode ?? 0),
+    (error: unknown) => {
+      log(`failed: ${error instanceof Error ? error.stack : String(error)}`);
+      process.exit(1);
+    },
+  );
 }

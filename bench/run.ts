@@ -1,11 +1,10 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
-import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy, waitQuiet } from './harness.js';
+import { appendResults, commitLabel, getToken, memoryMb, post, prodNodeFlags, runMain, shortIdOf, start, stopAndCheckLedger, stopProcess, waitHealthy, waitQuiet } from './harness.js';
 import { fillListCounters, seed, type Seeded } from './seed.js';
 
 /**
@@ -87,9 +86,7 @@ async function main(): Promise<void> {
   const stackReceive = await drive('ceiling (e): NestJS + class-validator + TypeORM, Receive transaction', PORTS.stack, () =>
     post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (stackReceiveSeq++ % 3), units: 1 }), { 'content-type': 'application/json' },
   );
-  const stackExited = new Promise((resolve) => stack.once('exit', resolve));
-  stack.kill('SIGTERM');
-  await stackExited;
+  await stopProcess(stack);
   const lotCounterOk = await checkLotCounter();
   const ceilings = [nestCeiling, ...Object.values(raws), stackReceive];
   // A ceiling that answered anything but 2xx measured failures, not the work: the run's ratios would mean nothing.
@@ -151,9 +148,7 @@ async function main(): Promise<void> {
     Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps });
     rows.push(row);
   }
-  const rawExited = new Promise((resolve) => raw.once('exit', resolve));
-  raw.kill('SIGTERM');
-  await rawExited;
+  await stopProcess(raw);
   // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
   const receiveRow = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
   rows.push({ ...receiveRow, scenario: 'POST /Inventory/Receive, against the stack floor (e)', ceiling: '(e)', vsCeiling: receiveRow.rps / stackReceive.rps });
@@ -166,10 +161,7 @@ async function main(): Promise<void> {
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
   const report = render(rows, ceilings, { startMs, peakRssMb, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
-  process.stdout.write(`${report}\n`);
-  const file = 'bench/RESULTS.md';
-  if (!existsSync(file)) writeFileSync(file, '# Benchmark results\n\nAppended by `npm run bench`; newest last.\n');
-  appendFileSync(file, `\n${report}\n`);
+  appendResults(report);
   if (!ledger.ok) {
     log(`ledger invariant FAILED: ${JSON.stringify(ledger.mismatches.slice(0, 5))}`);
     process.exitCode = 1;
@@ -265,13 +257,6 @@ function startService(port: number, env: Record<string, string> = {}): Promise<C
     WEBHOOK_ALLOW_PRIVATE: 'true',
     ...env,
   });
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /**
@@ -535,10 +520,4 @@ function render(
   return lines.join('\n');
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? error.stack : String(error)}`);
-    process.exit(1);
-  },
-);
+runMain(main, log);

@@ -1,8 +1,7 @@
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { commitLabel, getToken, memoryMb, post, prodNodeFlags, shortIdOf, start, stopAndCheckLedger, waitHealthy } from './harness.js';
+import { appendResults, commitLabel, getToken, memoryMb, post, prodNodeFlags, runMain, shortIdOf, start, stopAndCheckLedger, waitHealthy } from './harness.js';
 import { seed } from './seed.js';
 
 /**
@@ -144,10 +143,7 @@ async function main(): Promise<void> {
   const errors = results.reduce((n, w) => n + w.errors, 0);
   const requests = results.reduce((n, w) => n + Object.values(w.statuses).reduce((a, b) => a + b, 0), 0);
   const report = render(results, { idleRssMb, peakRssMb, growth, errors, requests, ledgerOk: ledger.ok, ledgerRows });
-  process.stdout.write(`${report}\n`);
-  const file = 'bench/RESULTS.md';
-  if (!existsSync(file)) writeFileSync(file, '# Benchmark results\n\nAppended by `npm run bench` and `npm run soak`; newest last.\n');
-  appendFileSync(file, `\n${report}\n`);
+  appendResults(report);
   const failures = [
     errors > 0 && `${errors} errors (network, timeouts, 5xx)`,
     growth >= RSS_GROWTH_LIMIT && `RSS grew ${(growth * 100).toFixed(1)}% (limit ${RSS_GROWTH_LIMIT * 100}%)`,
@@ -189,10 +185,4 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? error.stack : String(error)}`);
-    process.exit(1);
-  },
-);
+runMain(main, log);

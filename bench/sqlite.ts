@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { commitLabel, getToken, memoryMb, prodNodeFlags, start, stopAndCheckLedger, waitHealthy } from './harness.js';
+import { appendResults, commitLabel, getToken, memoryMb, prodNodeFlags, runMain, start, stopAndCheckLedger, stopProcess, waitHealthy } from './harness.js';
 import { seedSqlite, type Seeded } from './seed.js';
 
 /**
@@ -71,10 +71,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const report = render(runs);
-  process.stdout.write(`${report}\n`);
-  const file = 'bench/RESULTS.md';
-  if (!existsSync(file)) writeFileSync(file, '# Benchmark results\n\nAppended by `npm run bench`; newest last.\n');
-  appendFileSync(file, `\n${report}\n`);
+  appendResults(report);
   const failed = runs.flatMap((r) => [...r.rows].filter(([, row]) => row.errors > 0 || row.non2xx > 0).map(([name]) => `${name} at ${r.seeded.lots} lots`));
   if (failed.length) {
     log(`scenarios with failed requests: ${failed.join('; ')}`);
@@ -103,7 +100,6 @@ async function runSize(file: string, lots: number): Promise<SizeRun> {
     RATE_LIMIT_PER_MINUTE: '10000000',
   });
   const serverErrors = watchErrors(service);
-  let stopped = false;
   try {
     await waitHealthy(PORT);
     const startMs = Date.now() - t0;
@@ -135,17 +131,13 @@ async function runSize(file: string, lots: number): Promise<SizeRun> {
       for (const line of serverErrors.splice(0)) log(`service logged: ${line}`);
     }
     const peakRssMb = memoryMb(service, 'VmHWM');
-    stopped = true;
     const { ledger } = await stopAndCheckLedger(service, url);
     for (const line of serverErrors.splice(0)) log(`service logged: ${line}`);
     if (!ledger.ok) log(`ledger check at ${lots} lots: ${JSON.stringify({ ...ledger, mismatches: ledger.mismatches.slice(0, 5) })}`);
     return { seeded, lotPage, startMs, peakRssMb, ledgerOk: ledger.ok, rows };
   } finally {
-    if (!stopped && service.exitCode === null) {
-      const exited = new Promise((resolve) => service.once('exit', resolve));
-      service.kill('SIGTERM');
-      await exited;
-    }
+    // Already stopped by the ledger check unless a scenario failed.
+    await stopProcess(service);
   }
 }
 
@@ -253,10 +245,4 @@ function render(runs: SizeRun[]): string {
   return lines.join('\n');
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? error.stack : String(error)}`);
-    process.exit(1);
-  },
-);
+runMain(main, log);
