@@ -344,7 +344,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     }
     return ended(runner.manager, {
       commit: async (tail) => {
-        for (const { sql, params } of tail) await runner.query(sql, params);
+        await this.send(runner.manager, tail);
         await runner.query('COMMIT');
       },
       rollback: () => runner.query('ROLLBACK'),
