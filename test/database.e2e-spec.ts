@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import request from 'supertest';
 import { caseKey, MYSQL_KEY_COLLATION } from '../src/database/case-key.js';
 import { decimalTransformer, sumDecimals } from '../src/quantity.js';
@@ -40,6 +41,41 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
       }),
     ).rejects.toThrow('abandoned');
     expect(await t.dataSource.query('SELECT id FROM probe_tx ORDER BY id')).toEqual([{ id: 1 }]);
+  });
+
+  (testDatabaseKind() === 'mysql' ? it : it.skip)('sends START TRANSACTION with the first statement of a transaction, never on its own (MySQL/MariaDB only)', async () => {
+    const tx = t.app.get(TransactionRunner);
+    await t.dataSource.query('CREATE TABLE probe_start (id INTEGER PRIMARY KEY AUTO_INCREMENT, v INTEGER NOT NULL)');
+    // What the driver is asked to send, from its own tracing channel.
+    const sent: string[] = [];
+    const channel = tracingChannel<object, { query: string }>('mysql2:query');
+    const listen = { start: (context: { query: string }) => void sent.push(context.query) };
+    channel.subscribe(listen as never);
+    try {
+      // Each caller gets its statement's own result, in the shape it has without the prefix.
+      expect(await tx.run((m) => m.query('SELECT @@in_transaction = 1 AS t, 5 AS five'))).toEqual([{ t: 1, five: 5 }]);
+      expect(await tx.run((m) => m.query('SELECT 1 AS a; SELECT 2 AS b'))).toEqual([[{ a: 1 }], [{ b: 2 }]]);
+      const inserted = await tx.run((m) => m.query('INSERT INTO probe_start (v) VALUES (7)'));
+      expect(inserted).toMatchObject({ affectedRows: 1, insertId: 1 });
+      expect(await tx.run((m) => m.createQueryBuilder().select('p.v', 'v').from('probe_start', 'p').getRawOne())).toEqual({ v: 7 });
+      expect(await tx.run((m) => m.insert('probe_start', { v: 8 }))).toMatchObject({ raw: { affectedRows: 1, insertId: 2 } });
+      // A failing first statement fails the transaction and leaves nothing open.
+      await expect(tx.run((m) => m.query('SELECT * FROM probe_no_such_table'))).rejects.toMatchObject({ driverError: { code: 'ER_NO_SUCH_TABLE' } });
+      // A transaction that sends nothing sends nothing, not even at its end.
+      const before = sent.length;
+      expect(await tx.run(async () => 42)).toBe(42);
+      expect(sent.length).toBe(before);
+      await expect(tx.run(async () => Promise.reject(new Error('nothing sent')))).rejects.toThrow('nothing sent');
+      expect(sent.length).toBe(before);
+    } finally {
+      channel.unsubscribe(listen as never);
+    }
+    expect(sent.filter((q) => /^\s*START TRANSACTION\s*$/i.test(q))).toEqual([]);
+    expect(sent.filter((q) => q.startsWith('START TRANSACTION;\n')).length).toBe(6);
+    // No pooled connection keeps a transaction open or the prefix for its next user: ten at once, each outside a transaction.
+    const pooled = await Promise.all(Array.from({ length: 10 }, () => t.dataSource.query('SELECT @@in_transaction = 0 AS t, SLEEP(0.05) AS s')));
+    expect(pooled).toEqual(Array.from({ length: 10 }, () => [{ t: 1, s: 0 }]));
+    expect(await t.dataSource.query('SELECT id, v FROM probe_start ORDER BY id')).toEqual([{ id: 1, v: 7 }, { id: 2, v: 8 }]);
   });
 
   it('round-trips DECIMAL(18,4) values exactly through the real driver', async () => {

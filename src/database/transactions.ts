@@ -290,23 +290,29 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * READ COMMITTED is set once per pooled connection, for its session, rather
-   * than before every transaction: one round trip less for every write.
+   * than before every transaction. START TRANSACTION (and, on a connection
+   * new to the pool, that setting) is not sent on its own: it goes ahead of
+   * the transaction's first statement, in the same query (`sendWithNext`),
+   * so a Receive is three round trips, not four. A transaction that ends
+   * before sending anything sends nothing at all.
    */
   private async beginMysql(): Promise<OpenTransaction> {
     const runner = this.dataSource.createQueryRunner();
+    let start: PendingStart;
     try {
-      const connection = (await runner.connect()) as object;
-      if (!this.readCommitted.has(connection)) {
-        await runner.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
-        this.readCommitted.add(connection);
-      }
-      await runner.startTransaction();
+      const connection = (await runner.connect()) as CallbackConnection;
+      const prefix = this.readCommitted.has(connection) ? ['START TRANSACTION'] : ['SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', 'START TRANSACTION'];
+      start = sendWithNext(connection, prefix, () => this.readCommitted.add(connection));
     } catch (error) {
       await runner.release();
       throw error;
     }
+    // What startTransaction() records (no subscriber listens for the transaction events); the statement itself goes with the next query.
+    Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+    const closed = () => Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
     return ended(runner.manager, {
       commit: async (tail) => {
+        if (start.pending() && !tail.length) return void closed();
         if (!this.joinedStatements) {
           await this.send(runner.manager, tail);
           return runner.commitTransaction();
@@ -316,11 +322,17 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         // statement stops the rest, COMMIT included, and the caller rolls back.
         const { sql, params } = joinStatements(tail);
         await runner.query(`${sql};\nCOMMIT`, params);
-        // What commitTransaction() records after its own COMMIT (no subscriber listens for the commit events).
-        Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+        // What commitTransaction() records after its own COMMIT.
+        closed();
       },
-      rollback: () => runner.rollbackTransaction(),
-      release: () => runner.release(),
+      rollback: async () => {
+        if (start.pending()) return void closed();
+        await runner.rollbackTransaction();
+      },
+      release: () => {
+        start.cancel();
+        return runner.release();
+      },
     });
   }
 
@@ -422,4 +434,58 @@ async function allowsJoinedStatements(db: DataSource): Promise<boolean> {
   const found = (await db.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('wsrep_on', 'group_replication_group_name')")) as Array<{ Variable_name: string; Value: string | null }>;
   const value = (name: string) => found.find((v) => v.Variable_name === name)?.Value ?? '';
   return value('wsrep_on').toUpperCase() !== 'ON' && value('group_replication_group_name') === '';
+}
+
+/** A mysql2 connection's callback `query`, as TypeORM's MySQL query runner calls it: (sql or {sql, ...}, values, callback). */
+interface CallbackConnection {
+  query(sql: string | { sql: string }, values: unknown, callback: (error: unknown, results?: unknown, fields?: unknown) => void): unknown;
+}
+
+/** Statements waiting to go ahead of a connection's next query (`sendWithNext`). */
+interface PendingStart {
+  /** Whether they are still waiting: nothing has been sent on the connection since. */
+  pending(): boolean;
+  /** Stops waiting (the connection goes back to the pool): they are not sent. */
+  cancel(): void;
+}
+
+/**
+ * Sends `statements`, whose results nobody reads (START TRANSACTION), ahead
+ * of the next query made on `connection`, as one multi-statement query (the
+ * pool has `multipleStatements`): one round trip instead of two. The caller
+ * of that query gets what it would have got alone: mysql2 answers a
+ * multi-statement query with one result (and one field list) per statement,
+ * so the prefix's are taken off, and a single statement's result is given
+ * as itself, not in an array. A failing statement stops the rest, so the
+ * query is never run without what went ahead of it; an error is the query's
+ * own or the prefix's, either way its caller's failure. `sent` is called once
+ * the query has succeeded (the prefix has taken effect). Safe on a Galera
+ * node too: nothing in the prefix writes, and nothing after a statement the
+ * cluster aborts is run.
+ *
+ * The connection's own `query` is shadowed for that one call only; `cancel`
+ * (the runner's release, whatever happened) takes the shadow away if no
+ * query came, so a pooled connection never carries it to its next user.
+ */
+export function sendWithNext(connection: CallbackConnection, statements: string[], sent: () => void = () => undefined): PendingStart {
+  const own = Object.prototype.hasOwnProperty.call(connection, 'query') ? connection.query : undefined;
+  const original = connection.query;
+  let waiting = true;
+  const restore = () => {
+    waiting = false;
+    if (own) connection.query = own;
+    else delete (connection as Partial<CallbackConnection>).query;
+  };
+  const prefix = statements.map((statement) => `${statement};\n`).join('');
+  connection.query = function (this: CallbackConnection, sql, values, callback) {
+    restore();
+    const joined = typeof sql === 'string' ? prefix + sql : { ...sql, sql: prefix + sql.sql };
+    return original.call(connection, joined, values, (error, results, fields) => {
+      if (error) return callback(error, results, fields);
+      sent();
+      const rest = (list: unknown) => (Array.isArray(list) ? (list.length === statements.length + 1 ? list[statements.length] : list.slice(statements.length)) : list);
+      callback(error, rest(results), rest(fields));
+    });
+  };
+  return { pending: () => waiting, cancel: () => waiting && restore() };
 }
