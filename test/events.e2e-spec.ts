@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
+import { AccessService } from '../src/auth/access.service.js';
+import { EventsService } from '../src/events/events.service.js';
 import { EventSequencer } from '../src/events/sequencer.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
@@ -200,6 +202,23 @@ describe(`Events (${testDatabaseKind()})`, () => {
     expect(start.value[0].seq).toBe(1);
     expect(start.value.length).toBe(Math.min(100, from + 5));
     expect(start.hasMore).toBe(from + 5 > 100);
+  });
+
+  it('answers a page as the very JSON text res.json() would send of it, each event\'s data as it was recorded', async () => {
+    const from = await lastSeq(t);
+    const item = await givenItem(t, admin.bearer, { description: 'Quote " backslash \\ slash / ünïcödé 😀 end' });
+    await givenStock(t, admin.bearer, { itemID: item.shortID, units: 2.5 });
+    await issue(t, admin.bearer, { itemID: item.shortID, units: 0.0001 }).expect(200);
+    const res = await feed(t, admin.bearer, { after: from, limit: 1000 });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const caller = (await t.app.get(AccessService).callerOf(admin.clientId))!;
+    // The same page built as objects (what the webhook relay delivers), written out by JSON.stringify as res.json() does.
+    const objects = await t.app.get(EventsService).page(caller, { after: from, limit: 1000 }, 'strong');
+    expect(objects.value.map((e) => e.type)).toEqual(['item.created', 'stock.received', 'stock.issued']);
+    expect(res.text).toBe(JSON.stringify(objects));
+    expect(res.body.value[0].data.description).toBe(item.description);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Query } from '@nestjs/common';
+import { Controller, Get, Header, HttpStatus, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/caller.js';
 import { CurrentCaller, RequirePermission } from '../auth/guards.js';
@@ -24,9 +24,11 @@ export class EventsController {
   @ListRead()
   @RequirePermission(SecurityId.ItemMasterList, "Events after a seq, in commit order: stock changes in the caller's warehouses, every item change")
   @ApiAnswer(HttpStatus.OK, EventPageResponseDto)
-  async page(@CurrentCaller() caller: Caller, @Query() query: EventQueryDto, @ReadConsistency() consistency: Consistency): Promise<EventPageResponseDto> {
+  // The page comes as its JSON text (EventsService.pageJson), sent with the header res.json() would set.
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  async page(@CurrentCaller() caller: Caller, @Query() query: EventQueryDto, @ReadConsistency() consistency: Consistency): Promise<string> {
     // Read your writes (on the primary): first (at most CATCH_UP_MS) the publishing turn of what this instance has committed so far.
     await this.sequencer.caughtUp();
-    return this.events.page(caller, query, consistency);
+    return this.events.pageJson(caller, query, consistency);
   }
 }
