@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import request from 'supertest';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
@@ -114,6 +115,32 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
       await other.close();
     }
     await expectExactTotals();
+  });
+
+  it('reads a page\'s total from the counters with the page\'s keys, in one query on MySQL/MariaDB, and answers a page past the end empty, with the total', async () => {
+    const item = await givenItem(t, all.bearer);
+    await givenStock(t, all.bearer, { itemID: item.shortID, units: 1 });
+    const sent: string[] = [];
+    const channel = tracingChannel<object, { query: string }>('mysql2:query');
+    const listen = { start: (context: { query: string }) => void sent.push(context.query) };
+    if (testDatabaseKind() === 'mysql') channel.subscribe(listen as never);
+    const pages: Record<string, request.Response> = {};
+    try {
+      for (const path of ['/api/v1/Inventory', '/api/v1/Item', '/api/v1/Inventory/Transactions']) {
+        pages[path] = await request(t.http).get(`${path}?pageSize=2`).set('Authorization', all.bearer).expect(200);
+        const total = pages[path].body.totalCount;
+        const past = await request(t.http).get(`${path}?pageSize=2&page=${Math.ceil(total / 2) + 1}`).set('Authorization', all.bearer).expect(200);
+        expect({ path, value: past.body.value, totalCount: past.body.totalCount, hasMore: past.body.hasMore }).toEqual({ path, value: [], totalCount: total, hasMore: false });
+      }
+    } finally {
+      if (testDatabaseKind() === 'mysql') channel.unsubscribe(listen as never);
+    }
+    for (const page of Object.values(pages)) expect(page.body.value.length).toBe(2);
+    if (testDatabaseKind() !== 'mysql') return;
+    const counters = sent.filter((q) => q.includes('FROM list_count'));
+    // Two pages of each list, each total read once, always with the page's keys.
+    expect(counters.length).toBe(6);
+    for (const q of counters) expect(q).toMatch(/^SELECT scope, SUM\(n\) AS n FROM list_count WHERE [^;]*;\nSELECT /);
   });
 
   it('counts a move between two warehouses of the scope once in the ledger list', async () => {

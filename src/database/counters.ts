@@ -139,12 +139,19 @@ function compare(a: string, b: string): number {
 /** The counters of one list (only these scopes, when given): scope → value. One primary-key range, no row of the list read. */
 export async function readCounts(db: Queryable, list: string, scopes?: string[]): Promise<Map<string, number>> {
   if (scopes && !scopes.length) return new Map();
+  const { sql, params } = countsQuery(list, scopes);
+  return countsOf(await db.query(sql, params));
+}
+
+/** The statement of readCounts (scopes, when given, not empty), for a caller that sends it with another statement. */
+export function countsQuery(list: string, scopes?: string[]): { sql: string; params: unknown[] } {
   const only = scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
-  const rows: Array<{ scope: string; n: string | number }> = await db.query(
-    `SELECT scope, SUM(n) AS n FROM list_count WHERE list = ?${only} GROUP BY scope`,
-    [list, ...(scopes ?? [])],
-  );
-  return new Map(rows.map((r) => [r.scope, Number(r.n)]));
+  return { sql: `SELECT scope, SUM(n) AS n FROM list_count WHERE list = ?${only} GROUP BY scope`, params: [list, ...(scopes ?? [])] };
+}
+
+/** The rows of countsQuery as scope → value. */
+export function countsOf(rows: Array<Record<string, unknown>>): Map<string, number> {
+  return new Map(rows.map((r) => [String(r.scope), Number(r.n)]));
 }
 
 /** The sum of a list's counters whose scope passes `counted`. */

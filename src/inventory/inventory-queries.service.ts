@@ -12,7 +12,7 @@ import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import type { LotQueryDto } from './inventory.dto.js';
 import { type LotResponseDto, type StockLevelResponseDto, toLotResponse, toTransactionResponse, type TransactionResponseDto } from './inventory.responses.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
-import { ledgerTotal, lotTotal } from './list-counts.js';
+import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
 
@@ -71,7 +71,7 @@ export class InventoryQueries {
       const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
       if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
       // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
-      const total = partNo === undefined && !request.modifiedSince ? await lotTotal(m, wids) : undefined;
+      const total = partNo === undefined && !request.modifiedSince ? lotTotalStatement(wids) : undefined;
       // The names of the warehouses in scope (kept in memory once read), so that each row becomes its answer as it is read.
       const names = await this.warehouseNames.of(wids);
       return paginate(qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, names) });
@@ -94,7 +94,7 @@ export class InventoryQueries {
       }
       const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
       if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
-      const total = partNo === undefined && !request.modifiedSince ? await ledgerTotal(m, wids) : undefined;
+      const total = partNo === undefined && !request.modifiedSince ? ledgerTotalStatement(wids) : undefined;
       const page = await paginate(qb, query, LEDGER_PAGES, { ...list, total });
       const items = await itemsOf(m, page.value.map((e) => e.partNo));
       return page.map((e) => toTransactionResponse(e, items.get(e.partNo)?.shortID ?? ''));

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { addCounts, type CountChange, type Queryable, readCounts, sumCounts } from '../database/counters.js';
+import { addCounts, type CountChange, countsOf, countsQuery, type Queryable, readCounts, sumCounts } from '../database/counters.js';
+import type { TotalStatement } from '../pagination/page.js';
 import { MAX_SCOPE } from '../database/migrations/list-counters.js';
 
 /*
@@ -61,15 +62,15 @@ export function countNewLevel(m: EntityManager, before: number[], wid: number): 
   return addCounts(m, changes);
 }
 
-/** Lots in these warehouses, archived included. */
-export async function lotTotal(db: Queryable, wids: number[]): Promise<number> {
-  return sumCounts(await readCounts(db, 'lots', wids.map(lotScope)));
+/** Lots in these warehouses, archived included, as the statement a page sends with its first read (paginate); `wids` not empty. */
+export function lotTotalStatement(wids: number[]): TotalStatement {
+  return { ...countsQuery('lots', wids.map(lotScope)), total: (rows) => sumCounts(countsOf(rows)) };
 }
 
-/** Ledger rows out of or into any of these warehouses: a row between two of them is counted once. */
-export async function ledgerTotal(db: Queryable, wids: number[]): Promise<number> {
+/** Ledger rows out of or into any of these warehouses (a row between two of them counted once), as the statement a page sends with its first read (paginate). */
+export function ledgerTotalStatement(wids: number[]): TotalStatement {
   const within = new Set(wids.map(String));
-  return sumCounts(await readCounts(db, 'ledger'), (scope) => scope.split('>').some((w) => within.has(w)));
+  return { ...countsQuery('ledger'), total: (rows) => sumCounts(countsOf(rows), (scope) => scope.split('>').some((w) => within.has(w))) };
 }
 
 /**

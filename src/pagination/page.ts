@@ -1,4 +1,4 @@
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { ObjectLiteral, QueryRunner, SelectQueryBuilder } from 'typeorm';
 import type { CursorContext, CursorPosition, PageCursors } from './cursor.js';
 import { pageWindow, seekCondition, type WindowRead } from './keyset.js';
 import type { PageQueryDto } from './page-query.dto.js';
@@ -108,8 +108,8 @@ export class Page<T> {
 
 /** How a list pages beyond its PageSpec. */
 export interface ListPaging {
-  /** The exact total, when the list's counters have it; otherwise it is counted. */
-  total?: number;
+  /** The exact total when the caller has it: a number, or the statement of the list's counters (sent with the first read where it can); otherwise it is counted. */
+  total?: number | TotalStatement;
   /** With it, pages carry next and prev cursors, and a `cursor` parameter seeks. */
   cursors?: PageCursors;
   /** The list and what narrows it (its scope, an item), which a cursor must have been made for. */
@@ -125,6 +125,19 @@ export function cursorContext(request: PageRequest, filters: unknown[] = []): Cu
 /** The position a request's `cursor` seeks to, or null without one; a cursor not made for this request is a validation_error. */
 export function requestedCursor(query: PageQueryDto, request: PageRequest, list: ListPaging): CursorPosition | null {
   return list.cursors && query.cursor !== undefined ? list.cursors.decode(query.cursor, cursorContext(request, list.filters), query.page) : null;
+}
+
+/**
+ * A list's exact total as one statement (its maintained counters), which
+ * paginate sends in the same query as the page's first read where the
+ * connection takes several statements at once (MySQL/MariaDB's
+ * `multipleStatements`): one round trip less a page. Elsewhere it goes alone,
+ * first.
+ */
+export interface TotalStatement {
+  sql: string;
+  params: unknown[];
+  total(rows: Array<Record<string, unknown>>): number;
 }
 
 /** A key row of a page: its primary key and its sort value. */
@@ -154,10 +167,19 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   const request = resolvePage(query, spec);
   const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
-  const totalCount = list.total ?? (await countRows(qb));
+  const options = qb.connection.options as { type: string; multipleStatements?: boolean };
+  const mysql = options.type === 'mysql';
+  // The query runner of the manager the list was built on (none outside a transaction: the data source's pool).
+  const runner = (qb as unknown as { queryRunner?: QueryRunner }).queryRunner;
+  let totalCount: number | undefined;
+  /** The total's statement while it waits to go with the first read. */
+  let pending: TotalStatement | undefined;
+  if (typeof list.total === 'number') totalCount = list.total;
+  else if (list.total && mysql && options.multipleStatements) pending = list.total;
+  else if (list.total) totalCount = list.total.total(await qb.connection.query(list.total.sql, list.total.params, runner));
+  else totalCount = await countRows(qb);
   const [[column, direction], tiebreak] = request.order;
-  const mysql = qb.connection.options.type === 'mysql';
-  const read = (w: WindowRead) => {
+  const read = async (w: WindowRead): Promise<Key[]> => {
     const keys = qb.clone().select(spec.tiebreak, 'k');
     if (column !== spec.tiebreak) keys.addSelect(column, 'v');
     keys.orderBy(column, w.direction);
@@ -168,13 +190,20 @@ export async function paginate<T extends ObjectLiteral, R = T>(
       keys.andWhere(seek.sql, seek.parameters);
     }
     if (w.offset) keys.offset(w.offset);
-    return keys.limit(w.limit).getRawMany<Key>();
+    keys.limit(w.limit);
+    if (!pending) return keys.getRawMany<Key>();
+    const total = pending;
+    pending = undefined;
+    const [sql, params] = keys.getQueryAndParameters();
+    const [totalRows, keyRows] = (await qb.connection.query(`${total.sql};\n${sql}`, [...total.params, ...params], runner)) as [Array<Record<string, unknown>>, Key[]];
+    totalCount = total.total(totalRows);
+    return keyRows;
   };
   const boundary = (key: Key) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
-  const { rows: keys, placed, position } = await pageWindow(request, totalCount, at, list, read, boundary);
-  if (!keys.length) return new Page<R>([], totalCount, placed, position);
+  const { rows: keys, placed, position } = await pageWindow(request, () => totalCount!, pending !== undefined, at, list, read, boundary);
+  if (!keys.length) return new Page<R>([], totalCount!, placed, position);
   const byKey = list.rows ? await list.rows(keys.map((r) => r.k)) : await entitiesByKey(qb, spec, keys);
-  return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount, placed, position);
+  return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount!, placed, position);
 }
 
 /** The page's rows as `qb`'s entities, by String(key). */
