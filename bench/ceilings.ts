@@ -146,10 +146,11 @@ async function lotPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerRe
 }
 
 /**
- * (f) A page of the feed as GET /Events reads it (EventsService.page): the
+ * (f) A page of the feed as GET /Events reads it (EventsService.pageJson): the
  * events after `after` in seq order that touch the caller's warehouses (or
  * none: item events), one more than the page to know whether more follow;
- * each event's data parsed from its stored JSON and sent as the feed sends it.
+ * each event's stored data text put into the page's JSON text as it is, as
+ * the feed sends it.
  */
 async function eventPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerResponse): Promise<void> {
   const after = Math.max(0, Number(url.searchParams.get('after')) || 0);
@@ -158,8 +159,12 @@ async function eventPage(pool: mysql.Pool, wids: number[], url: URL, res: Server
     'SELECT id, seq, type, occurred, data FROM event WHERE seq > ? AND (wid IS NULL OR wid IN (?) OR toWid IN (?)) ORDER BY seq LIMIT ?',
     [after, wids, wids, limit + 1],
   )) as [Array<{ id: string; seq: number | string; type: string; occurred: Date; data: string }>, unknown];
-  const value = rows.slice(0, limit).map((e) => ({ id: e.id, seq: Number(e.seq), type: e.type, occurred: e.occurred.toISOString(), data: JSON.parse(e.data) as object }));
-  sendJson(res, 200, { value, next: value.length ? value[value.length - 1].seq : after, hasMore: rows.length > limit });
+  const page = rows.slice(0, limit);
+  const pieces = page.map((e) => `{"id":${JSON.stringify(e.id)},"seq":${Number(e.seq)},"type":${JSON.stringify(e.type)},"occurred":"${e.occurred.toISOString()}","data":${e.data}}`);
+  const next = page.length ? Number(page[page.length - 1].seq) : after;
+  const text = `{"value":[${pieces.join(',')}],"next":${next},"hasMore":${rows.length > limit}}`;
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 class Refused extends Error {
