@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
-import { addCounts, countsOf, countsQuery } from '../database/counters.js';
+import { addCounts, countsTotal } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
@@ -90,7 +90,7 @@ export class ItemsService {
       const qb = m.createQueryBuilder(Item, 'item');
       if (!includeDiscontinued) qb.where('item.discontinued = 0');
       const scope = includeDiscontinued ? 'all' : 'active';
-      const total = query.modifiedSince ? undefined : { ...countsQuery('items', [scope]), total: (rows: Array<Record<string, unknown>>) => countsOf(rows).get(scope) ?? 0 };
+      const total = query.modifiedSince ? undefined : countsTotal('items', [scope]);
       return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
     });
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { TotalStatement } from '../pagination/page.js';
 import type { Statement } from './statements.js';
 import { upsertAddStatement } from './upsert.js';
 
@@ -143,14 +144,24 @@ export async function readCounts(db: Queryable, list: string, scopes?: string[])
   return countsOf(await db.query(sql, params));
 }
 
-/** The statement of readCounts (scopes, when given, not empty), for a caller that sends it with another statement. */
-export function countsQuery(list: string, scopes?: string[]): { sql: string; params: unknown[] } {
+/**
+ * The sum of a list's counters (only these scopes, when given, not empty;
+ * only those whose scope passes `counted`) as a statement and the reading of
+ * its rows: for a page that sends it with its first read (paginate's
+ * TotalStatement).
+ */
+export function countsTotal(list: string, scopes?: string[], counted?: (scope: string) => boolean): TotalStatement {
+  return { ...countsQuery(list, scopes), total: (rows) => sumCounts(countsOf(rows), counted) };
+}
+
+/** The statement of readCounts (scopes, when given, not empty). */
+function countsQuery(list: string, scopes?: string[]): { sql: string; params: unknown[] } {
   const only = scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
   return { sql: `SELECT scope, SUM(n) AS n FROM list_count WHERE list = ?${only} GROUP BY scope`, params: [list, ...(scopes ?? [])] };
 }
 
 /** The rows of countsQuery as scope → value. */
-export function countsOf(rows: Array<Record<string, unknown>>): Map<string, number> {
+function countsOf(rows: Array<Record<string, unknown>>): Map<string, number> {
   return new Map(rows.map((r) => [String(r.scope), Number(r.n)]));
 }
 

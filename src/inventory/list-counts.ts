@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { addCounts, type CountChange, countsOf, countsQuery, type Queryable, readCounts, sumCounts } from '../database/counters.js';
+import { addCounts, type CountChange, countsTotal, type Queryable, readCounts, sumCounts } from '../database/counters.js';
 import type { TotalStatement } from '../pagination/page.js';
 import { MAX_SCOPE } from '../database/migrations/list-counters.js';
 
@@ -64,13 +64,13 @@ export function countNewLevel(m: EntityManager, before: number[], wid: number): 
 
 /** Lots in these warehouses, archived included, as the statement a page sends with its first read (paginate); `wids` not empty. */
 export function lotTotalStatement(wids: number[]): TotalStatement {
-  return { ...countsQuery('lots', wids.map(lotScope)), total: (rows) => sumCounts(countsOf(rows)) };
+  return countsTotal('lots', wids.map(lotScope));
 }
 
 /** Ledger rows out of or into any of these warehouses (a row between two of them counted once), as the statement a page sends with its first read (paginate). */
 export function ledgerTotalStatement(wids: number[]): TotalStatement {
   const within = new Set(wids.map(String));
-  return { ...countsQuery('ledger'), total: (rows) => sumCounts(countsOf(rows), (scope) => scope.split('>').some((w) => within.has(w))) };
+  return countsTotal('ledger', undefined, (scope) => scope.split('>').some((w) => within.has(w)));
 }
 
 /**

@@ -84,7 +84,7 @@ export class StockLevelPages {
       return qb.limit(w.limit).getRawMany<StockRow>();
     };
     const boundary = (r: StockRow) => ({ value: joined ? r.shortIdKey : column === 's.partNo' ? r.partNo : r[column as 'inStock' | 'onHold' | 'available'], key: r.partNo });
-    const window = await pageWindow(request, () => totalCount, false, at, list, read, boundary);
+    const window = await pageWindow(request, () => totalCount, at, list, read, boundary);
     const { placed, position } = window;
     const rows = joined ? await withSums(m, window.rows, allWarehouses ? null : wids) : window.rows;
     const items = await shortIds(m, rows.map((r) => Number(r.partNo)));

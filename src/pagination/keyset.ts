@@ -56,15 +56,14 @@ export interface WindowRead {
  * 1 exactly when no row comes before the page, and at least 2 otherwise.
  * Every page with rows gets the cursors of its neighbours.
  *
- * `total` is the list's total; when `totalWithRead`, it is known only once
- * the first `read` has returned (it came in the same query), so an OFFSET page
- * is read before its offset is compared with the total, and a page found to
- * lie past the end is dropped as it would not have been read.
+ * `total` is the list's total, or undefined until the first `read` has
+ * returned when it comes in the same query: an OFFSET page is then read before
+ * its offset is compared with the total, and a page found to lie past the end
+ * is dropped as it would not have been read.
  */
 export async function pageWindow<R>(
   request: PageRequest,
-  total: () => number,
-  totalWithRead: boolean,
+  total: () => number | undefined,
   at: CursorPosition | null,
   list: ListPaging,
   read: (window: WindowRead) => Promise<R[]>,
@@ -86,13 +85,13 @@ export async function pageWindow<R>(
       rows.reverse();
       [page, hasPrev] = [beyond ? Math.max(at.page, 2) : 1, beyond];
       const last = rows[rows.length - 1];
-      hasMore = last ? (await read({ direction, limit: 1, seek: { way: 'after', ...boundary(last) } })).length > 0 : total() > 0;
+      hasMore = last ? (await read({ direction, limit: 1, seek: { way: 'after', ...boundary(last) } })).length > 0 : total()! > 0;
     }
-  } else if (totalWithRead || request.offset < total()) {
+  } else if (total() === undefined || request.offset < total()!) {
     rows = await read({ direction, limit: size, offset: request.offset });
-    if (request.offset >= total()) rows = [];
+    if (request.offset >= total()!) rows = [];
   }
-  const totalCount = total();
+  const totalCount = total()!;
   const [first, last] = [rows[0], rows[rows.length - 1]];
   const more = hasMore ?? page * size < totalCount;
   // An empty page reached by a cursor has no row of its own: its neighbour starts at the cursor's row, included.

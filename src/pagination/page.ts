@@ -200,7 +200,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
     return keyRows;
   };
   const boundary = (key: Key) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
-  const { rows: keys, placed, position } = await pageWindow(request, () => totalCount!, pending !== undefined, at, list, read, boundary);
+  const { rows: keys, placed, position } = await pageWindow(request, () => totalCount, at, list, read, boundary);
   if (!keys.length) return new Page<R>([], totalCount!, placed, position);
   const byKey = list.rows ? await list.rows(keys.map((r) => r.k)) : await entitiesByKey(qb, spec, keys);
   return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount!, placed, position);
