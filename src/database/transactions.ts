@@ -467,7 +467,7 @@ interface PendingStart {
  * (the runner's release, whatever happened) takes the shadow away if no
  * query came, so a pooled connection never carries it to its next user.
  */
-export function sendWithNext(connection: CallbackConnection, statements: string[], sent: () => void = () => undefined): PendingStart {
+function sendWithNext(connection: CallbackConnection, statements: string[], sent: () => void = () => undefined): PendingStart {
   const own = Object.prototype.hasOwnProperty.call(connection, 'query') ? connection.query : undefined;
   const original = connection.query;
   let waiting = true;
