@@ -2,23 +2,19 @@ import type { Server } from 'node:http';
 import type { ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
 import type { AppConfig } from './config/config.js';
 import { EventSequencer } from './events/sequencer.js';
 import { WebhookRelay } from './events/webhook-relay.js';
-import { bodyParserErrors, sanitizeBody } from './http/body-errors.js';
+import { frontMiddleware } from './http/front.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { Readiness } from './health/readiness.js';
 import { createLogger, NestLogger } from './http/logger.js';
 import { requestContext } from './http/request-context.js';
 import { Metrics } from './metrics/metrics.js';
 import { setupOpenApi } from './openapi.js';
-
-/** DECISIONS "Errors": a body over 1 MiB is refused with 413. */
-export const BODY_LIMIT = '1mb';
 
 /**
  * Builds the whole service as it runs in production; `main.ts` listens on it,
@@ -38,22 +34,12 @@ export async function createApp(
     AppModule.forRoot({ config, logger, imports: options.imports }),
     { bodyParser: false, logger: new NestLogger(logger), abortOnError: false },
   );
-  // Order matters: the request id and version headers come first, so that
-  // even body-parser failures and unknown routes carry them; the log line and
-  // the metrics are taken when the answer is sent.
-  app.use(requestContext(logger, config.metricsEnabled ? app.get(Metrics).observe : undefined));
+  // First, before the body is read: the request id and version headers, so
+  // that even body-parser failures and unknown routes carry them, helmet's
+  // security headers, then the body (frontMiddleware). The log line and the
+  // metrics are taken when the answer is sent.
+  app.use(frontMiddleware(requestContext(logger, config.metricsEnabled ? app.get(Metrics).observe : undefined)));
   answerClientErrors(app.getHttpServer() as Server, logger);
-  // Security headers on every response, errors and the docs page included
-  // (OWASP API8). The docs page loads only its own scripts, so the default
-  // Content-Security-Policy holds for it too, less `upgrade-insecure-requests`:
-  // the service speaks plain HTTP (TLS, where used, ends in front of it), and
-  // a browser that opened the docs by host name would fetch their scripts
-  // over https:// and show an empty page.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
-  app.useBodyParser('json', { limit: BODY_LIMIT });
-  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
-  app.use(bodyParserErrors);
-  app.use(sanitizeBody);
   app.disable('x-powered-by');
   // No conditional GETs in this API; an ETag would hash every response body for nothing.
   app.set('etag', false);

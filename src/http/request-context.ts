@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 
 /** What the service attaches to each request. */
@@ -21,7 +21,7 @@ export type RequestObserver = (req: Request, res: Response, route: string | null
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /**
- * First middleware of every request, including those that never reach a route
+ * First of what every request goes through (frontMiddleware), including those that never reach a route
  * (404, malformed JSON, oversized body): gives it an id (the client's
  * `X-Request-Id` when it is a safe token, else a new UUID), sets the headers
  * every response carries (DECISIONS "General"), and when the response is
@@ -29,7 +29,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
  * metrics, when enabled): one listener for both.
  */
 export function requestContext(logger: Logger, observe?: RequestObserver) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return (req: Request, res: Response): void => {
     const sent = req.headers['x-request-id'];
     const id = typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
     req.context = { id };
@@ -45,7 +45,6 @@ export function requestContext(logger: Logger, observe?: RequestObserver) {
       );
       observe?.(req, res, route, durationMs);
     });
-    next();
   };
 }
 
