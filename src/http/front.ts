@@ -18,8 +18,8 @@ export const BODY_LIMIT = '1mb';
  * One middleware is one step of Express's router instead of five, and a
  * request without a body (every GET) skips the parsers, which would only find
  * that there is nothing to read. helmet is asked at start which headers it
- * sets (they follow from its options, not from the request); each answer then
- * gets them directly. Should helmet ever answer two requests differently (a
+ * sets and removes (they follow from its options, not from the request); each
+ * answer then gets that done directly. Should helmet ever answer two requests differently (a
  * per-request option such as a CSP nonce function), its middleware runs on
  * every request instead.
  */
@@ -44,7 +44,8 @@ export function frontMiddleware(context: (req: Request, res: Response) => void, 
   }
   return (req, res, next) => {
     context(req, res);
-    for (let i = 0; i < fixed.length; i++) res.setHeader(fixed[i][0], fixed[i][1]);
+    for (let i = 0; i < fixed.removed.length; i++) res.removeHeader(fixed.removed[i]);
+    for (let i = 0; i < fixed.set.length; i++) res.setHeader(fixed.set[i][0], fixed.set[i][1]);
     readBody(req, res, next);
   };
 }
@@ -63,22 +64,29 @@ export function securityHeaders(): Middleware {
   return helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
 }
 
+/** What a middleware does to an answer's headers: the ones it sets, in order, and the ones it removes. */
+export interface FixedHeaders {
+  set: Array<[string, string]>;
+  removed: string[];
+}
+
 /**
- * The headers a middleware sets, when it sets only headers and the same ones
- * for two different requests; null otherwise. Headers it removes are not
- * replayed: nothing has set any when this middleware runs first.
+ * The headers a middleware sets and removes, when it does nothing else and
+ * the same for two different requests; null otherwise.
  */
-export function fixedHeaders(middleware: Middleware): Array<[string, string]> | null {
-  const record = (req: object): Array<[string, string]> | null => {
-    const set: Array<[string, string]> = [];
+export function fixedHeaders(middleware: Middleware): FixedHeaders | null {
+  const record = (req: object): FixedHeaders | null => {
+    const found: FixedHeaders = { set: [], removed: [] };
     let done = false;
     const res = {
       setHeader: (name: string, value: unknown) => {
         if (typeof value !== 'string') throw new TypeError('not a fixed header');
-        set.push([name, value]);
+        found.set.push([name, value]);
         return res;
       },
-      removeHeader: () => undefined,
+      removeHeader: (name: string) => {
+        found.removed.push(name);
+      },
       getHeader: () => undefined,
     };
     try {
@@ -88,7 +96,7 @@ export function fixedHeaders(middleware: Middleware): Array<[string, string]> | 
     } catch {
       return null;
     }
-    return done ? set : null;
+    return done ? found : null;
   };
   const first = record({ method: 'GET', url: '/', headers: {} });
   const second = record({ method: 'POST', url: '/api/v1/Token', headers: { host: 'example.com', 'content-type': 'application/json' }, secure: true });

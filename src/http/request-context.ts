@@ -21,12 +21,13 @@ export type RequestObserver = (req: Request, res: Response, route: string | null
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /**
- * First of what every request goes through (frontMiddleware), including those that never reach a route
+ * First of what every request goes through, including those that never reach a route
  * (404, malformed JSON, oversized body): gives it an id (the client's
  * `X-Request-Id` when it is a safe token, else a new UUID), sets the headers
  * every response carries (DECISIONS "General"), and when the response is
  * finished writes one log line and hands the request to `observe` (the
- * metrics, when enabled): one listener for both.
+ * metrics, when enabled): one listener for both. Not a middleware of its own
+ * (it calls no `next`): `frontMiddleware` runs it, then goes on.
  */
 export function requestContext(logger: Logger, observe?: RequestObserver) {
   return (req: Request, res: Response): void => {
