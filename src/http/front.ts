@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import { bodyParserErrors, sanitizeBody } from './body-errors.js';
 
 /** DECISIONS "Errors": a body over 1 MiB is refused with 413. */
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 
 /**
  * What every request goes through before its route, as one Express
@@ -19,9 +19,9 @@ export const BODY_LIMIT = '1mb';
  * request without a body (every GET) skips the parsers, which would only find
  * that there is nothing to read. helmet is asked at start which headers it
  * sets and removes (they follow from its options, not from the request); each
- * answer then gets that done directly. Should helmet ever answer two requests differently (a
- * per-request option such as a CSP nonce function), its middleware runs on
- * every request instead.
+ * answer then gets that done directly. Should helmet ever answer two requests
+ * differently (a per-request option such as a CSP nonce function), its
+ * middleware runs on every request instead.
  */
 export function frontMiddleware(context: (req: Request, res: Response) => void, security: Middleware = securityHeaders()): RequestHandler {
   const fixed = fixedHeaders(security);
