@@ -6,6 +6,7 @@ import { columnList, rows, toEntity } from '../database/statements.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
 import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
+import { TEXT_PIECE } from '../http/json-array.js';
 
 /** The event columns the feed sends (toEventResponse). */
 const FEED_FIELDS = ['id', 'seq', 'type', 'occurred', 'data'] as const;
@@ -35,24 +36,41 @@ export class EventsService {
 
   /**
    * The same page as the JSON text GET /Events answers, exactly what
-   * `res.json(page(...))` would send: each event's stored `data` (written by
-   * JSON.stringify when the change was made) goes into the text as it is,
-   * not parsed into objects to be written out again. A page of 1,000 events
-   * then holds its rows and its text, not a third copy as objects.
+   * `res.json(page(...))` would send, in pieces of about `TEXT_PIECE`
+   * characters for the answer to be written as they come
+   * (`jsonTextFile`): each event's stored `data` (written by JSON.stringify
+   * when the change was made) goes into the text as it is, not parsed into
+   * objects to be written out again. A page of 1,000 events is never one
+   * string: a text of that size (600 KB and more) is a memory mapping of its
+   * own, made and dropped per page. `written` counts the events in the
+   * pieces taken so far.
    */
-  pageJson(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<string> {
-    return this.reads.run(consistency, async (m) => {
-      const { rows: found, limit, after } = await this.read(m, caller, query);
-      // Pieces joined once at the end: one flat string, not a rope of a thousand concatenations to be flattened again.
-      const pieces: string[] = [];
+  async pageText(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<{ pieces: Iterable<string>; written: () => number }> {
+    const { rows: found, limit, after, toEvent } = await this.reads.run(consistency, async (m) => ({
+      ...(await this.read(m, caller, query)),
+      toEvent: (row: Record<string, unknown>) => toEntity(m, OutboxEvent, row, FEED_FIELDS),
+    }));
+    const count = Math.min(found.length, limit);
+    let written = 0;
+    function* pieces(): Generator<string> {
+      let piece = '{"value":[';
       let next = after;
-      for (let i = 0; i < Math.min(found.length, limit); i++) {
-        const e = toEntity(m, OutboxEvent, found[i], FEED_FIELDS);
+      for (let i = 0; i < count; i++) {
+        const e = toEvent(found[i]);
+        // Let go of the row once written: a slow reader holds only the rows not sent yet.
+        found[i] = undefined as never;
         next = e.seq!;
-        pieces.push(`{"id":${JSON.stringify(e.id)},"seq":${next},"type":${JSON.stringify(e.type)},"occurred":"${e.occurred.toISOString()}","data":${e.data}}`);
+        piece += `${i ? ',' : ''}{"id":${JSON.stringify(e.id)},"seq":${next},"type":${JSON.stringify(e.type)},"occurred":"${e.occurred.toISOString()}","data":${e.data}}`;
+        if (piece.length >= TEXT_PIECE) {
+          written = i + 1;
+          yield piece;
+          piece = '';
+        }
       }
-      return `{"value":[${pieces.join(',')}],"next":${next},"hasMore":${found.length > limit}}`;
-    });
+      written = count;
+      yield `${piece}],"next":${next},"hasMore":${found.length > limit}}`;
+    }
+    return { pieces: pieces(), written: () => written };
   }
 
   /**

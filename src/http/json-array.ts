@@ -22,30 +22,54 @@ import { errorBody } from './exception.filter.js';
 export function jsonArrayFile<T>(pieces: AsyncGenerator<T[]>, toJson: (row: T) => unknown, log: Logger): StreamableFile {
   let rows = 0;
   async function* text(): AsyncGenerator<string> {
+    yield '[';
+    for await (const piece of pieces) {
+      let chunk = '';
+      for (const row of piece) chunk += (rows++ ? ',' : '') + JSON.stringify(toJson(row));
+      if (chunk) yield chunk;
+    }
+    yield ']';
+  }
+  return jsonTextFile(text(), 'list response', log, () => ({ rows }));
+}
+
+/**
+ * The size a piece of a streamed answer is cut at. A JSON text of a few
+ * hundred kilobytes sent as one string is a V8 large object, and so is the
+ * buffer it is written from: each is a memory mapping of its own, mapped and
+ * unmapped per answer, which on this kind of machine cost more than writing
+ * the text (`docs/quality.md`, "Large answers in pieces"). Pieces of this
+ * size stay in the ordinary heap and in malloc's reused memory.
+ */
+export const TEXT_PIECE = 64 * 1024;
+
+/**
+ * JSON text answered piece by piece as `text` yields it (pieces of about
+ * `TEXT_PIECE` characters), with the Content-Type `res.json()` would set and
+ * chunked transfer instead of a Content-Length. How a failure or a client
+ * that goes away ends the answer is as for `jsonArrayFile`; the log lines
+ * name the answer (`what`) and say how far it got (`progress`).
+ */
+export function jsonTextFile(text: AsyncIterable<string> | Iterable<string>, what: string, log: Logger, progress: () => object): StreamableFile {
+  async function* guarded(): AsyncGenerator<string> {
     let ended = false;
     let failed = false;
     try {
-      yield '[';
-      for await (const piece of pieces) {
-        let chunk = '';
-        for (const row of piece) chunk += (rows++ ? ',' : '') + JSON.stringify(toJson(row));
-        if (chunk) yield chunk;
-      }
-      yield ']';
+      yield* text;
       ended = true;
     } catch (error) {
       failed = true;
       throw error;
     } finally {
-      if (!ended && !failed) log.info({ rows }, 'list response closed before its end: the client went away');
+      if (!ended && !failed) log.info(progress(), `${what} closed before its end: the client went away`);
     }
   }
   // Byte mode with a small mark: the stream buffers at most the piece it was just given.
-  const stream = Readable.from(text(), { objectMode: false, highWaterMark: 16 * 1024 });
+  const stream = Readable.from(guarded(), { objectMode: false, highWaterMark: 16 * 1024 });
   return new StreamableFile(stream, { type: 'application/json; charset=utf-8' })
-    .setErrorLogger((err) => log.error({ err, rows }, 'list response failed'))
+    .setErrorLogger((err) => log.error({ err, ...progress() }, `${what} failed`))
     .setErrorHandler((err, res) => {
-      log.error({ err, rows, started: res.headersSent }, 'list response failed');
+      log.error({ err, ...progress(), started: res.headersSent }, `${what} failed`);
       if (res.headersSent) return res.destroy?.();
       (res as unknown as Response)
         .status(500)
