@@ -98,6 +98,7 @@ async function main(): Promise<void> {
 
   const t0 = Date.now();
   const service = await startService(PORTS.service);
+  peak = { service, mb: 0, during: 'start' };
   await waitHealthy(PORTS.service);
   const startMs = Date.now() - t0;
   const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
@@ -158,9 +159,10 @@ async function main(): Promise<void> {
   rows.push(await deliveryLag(seeded, auth));
   rows.push(...(await feedPage(auth, nestCeiling)));
   const peakRssMb = memoryMb(service, 'VmHWM');
+  const peakDuring = peakRssMb > peak!.mb ? 'after the last scenario' : peak!.during;
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
-  const report = render(rows, ceilings, { startMs, peakRssMb, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
+  const report = render(rows, ceilings, { startMs, peakRssMb, peakDuring, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
   appendResults(report);
   if (!ledger.ok) {
     log(`ledger invariant FAILED: ${JSON.stringify(ledger.mismatches.slice(0, 5))}`);
@@ -480,13 +482,20 @@ async function drive(
     non2xx: result.non2xx,
   };
   log(`${name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`);
+  if (port === PORTS.service && peak) {
+    const mb = memoryMb(peak.service, 'VmHWM');
+    if (mb > peak.mb) Object.assign(peak, { mb, during: name });
+  }
   return row;
 }
+
+/** The service's peak resident set so far, and the scenario during which it was last raised. */
+let peak: { service: ChildProcess; mb: number; during: string } | null = null;
 
 function render(
   rows: Row[],
   ceilings: Row[],
-  extra: { startMs: number; peakRssMb: number; ledgerOk: boolean; lotCounterOk: boolean; seeded: Seeded; lotPage: number },
+  extra: { startMs: number; peakRssMb: number; peakDuring: string; ledgerOk: boolean; lotCounterOk: boolean; seeded: Seeded; lotPage: number },
 ): string {
   const commit = commitLabel();
   const cpu = cpus();
@@ -495,7 +504,7 @@ function render(
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
     '',
     `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after ${WARMUP} s of warm-up.`,
-    `Seeding: ${seeding}. Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB. Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
+    `Seeding: ${seeding}. Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [
       'Ceilings, measured in this run: (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:',
