@@ -146,11 +146,12 @@ async function lotPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerRe
 }
 
 /**
- * (f) A page of the feed as GET /Events reads it (EventsService.pageJson): the
+ * (f) A page of the feed as GET /Events reads it (EventsService.pageText): the
  * events after `after` in seq order that touch the caller's warehouses (or
  * none: item events), one more than the page to know whether more follow;
  * each event's stored data text put into the page's JSON text as it is, as
- * the feed sends it.
+ * the feed sends it (the service writes that text in 64 KB pieces; this
+ * ceiling sends it as one string, the plain way).
  */
 async function eventPage(pool: mysql.Pool, wids: number[], url: URL, res: ServerResponse): Promise<void> {
   const after = Math.max(0, Number(url.searchParams.get('after')) || 0);

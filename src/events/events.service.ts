@@ -3,10 +3,10 @@ import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
+import { TEXT_PIECE } from '../http/json-array.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
 import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
-import { TEXT_PIECE } from '../http/json-array.js';
 
 /** The event columns the feed sends (toEventResponse). */
 const FEED_FIELDS = ['id', 'seq', 'type', 'occurred', 'data'] as const;
@@ -43,7 +43,7 @@ export class EventsService {
    * objects to be written out again. A page of 1,000 events is never one
    * string: a text of that size (600 KB and more) is a memory mapping of its
    * own, made and dropped per page. `written` counts the events in the
-   * pieces taken so far.
+   * pieces made so far (for the log of an answer cut short).
    */
   async pageText(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<{ pieces: Iterable<string>; written: () => number }> {
     const { rows: found, limit, after, toEvent } = await this.reads.run(consistency, async (m) => ({
