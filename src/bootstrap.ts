@@ -8,6 +8,7 @@ import { AdminService, type BootstrapCredentials } from './auth/admin.service.js
 import type { AppConfig } from './config/config.js';
 import { EventSequencer } from './events/sequencer.js';
 import { WebhookRelay } from './events/webhook-relay.js';
+import { installAsyncBind } from './http/async-bind.js';
 import { frontMiddleware } from './http/front.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { Readiness } from './health/readiness.js';
@@ -29,6 +30,8 @@ export async function createApp(
     announce?: (credentials: BootstrapCredentials) => void;
   } = {},
 ): Promise<NestExpressApplication> {
+  // NestJS binds every interceptor's handle() with AsyncResource.bind, per request: the cheap one (http/async-bind.ts).
+  installAsyncBind();
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ config, logger, imports: options.imports }),
