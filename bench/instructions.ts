@@ -1,0 +1,152 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { getToken, prodNodeFlags, shortIdOf } from './harness.js';
+import { seed, type Seeded } from './seed.js';
+
+/**
+ * npm run bench:instructions [-- --scenario point,receive] [-- --requests 2000] [-- --no-seed]:
+ * what a request costs in CPU instructions, a figure the machine's noise does
+ * not move (repeatable within 2–3 %, where req/s moves by ±15 % between
+ * alternating runs). Each process runs under `valgrind --tool=callgrind` with
+ * its counting off; after a warm-up of 3,000 requests (32 at a time, so that
+ * V8 has compiled the hot code) counting is switched on (`callgrind_control
+ * -i on`) for `--requests` requests, then off; the total over the requests
+ * is the figure. Instructions of the kernel (system calls) are not counted.
+ * Seeds 20,000 lots first, like `npm run bench -- --lots 20000`.
+ *
+ * Scenarios: `point` (GET /Item/<partNo>), `receive` (POST /Inventory/Receive),
+ * `lots` (GET /Inventory page 1 of 250), and the ceilings of the same work
+ * from ceilings.ts: `raw-point` (b), `raw-receive` (d), `nest` (a).
+ * Needs valgrind (Debian's package `valgrind`).
+ */
+const { values: args } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'point,receive' },
+    requests: { type: 'string', default: '2000' },
+    'no-seed': { type: 'boolean', default: false },
+  },
+});
+const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
+const PORT = Number(process.env.BENCH_PORT ?? 3901);
+const REQUESTS = Number(args.requests);
+const WARMUP = 3000;
+const CONCURRENCY = 32;
+const log = (m: string) => process.stderr.write(`[instructions] ${m}\n`);
+
+type Send = (k: number) => { path: string; method?: string; body?: string };
+interface Scenario {
+  what: string;
+  argv: string[];
+  auth: boolean;
+  send: Send;
+}
+
+function scenarios(s: Seeded): Record<string, Scenario> {
+  const partNo = (k: number) => 1 + ((k * 7919) % s.items);
+  const service = [...prodNodeFlags(), 'dist/src/main.js'];
+  const raw = ['dist/bench/ceilings.js', 'raw', String(PORT), DB_URL];
+  return {
+    point: { what: 'GET /Item/<partNo>', argv: service, auth: true, send: (k) => ({ path: `/api/v1/Item/${partNo(k)}` }) },
+    receive: {
+      what: 'POST /Inventory/Receive',
+      argv: service,
+      auth: true,
+      send: (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) }),
+    },
+    lots: { what: 'GET /Inventory page 1 (250)', argv: service, auth: true, send: () => ({ path: '/api/v1/Inventory?page=1&pageSize=250' }) },
+    'raw-point': { what: "ceiling (b): node:http + mysql2, GET /Item/<partNo>'s point query", argv: raw, auth: false, send: (k) => ({ path: `/item/${partNo(k)}` }) },
+    'raw-receive': {
+      what: "ceiling (d): node:http + mysql2, Receive's transaction",
+      argv: raw,
+      auth: false,
+      send: (k) => ({ path: '/receive', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 1 }) }),
+    },
+    nest: { what: 'ceiling (a): bare NestJS route, constant body', argv: ['dist/bench/ceilings.js', 'nest', String(PORT)], auth: false, send: (k) => ({ path: `/item/${partNo(k)}` }) },
+  };
+}
+
+/** `count` requests, CONCURRENCY at a time; throws on any answer that is not 2xx. */
+async function drive(send: Send, headers: Record<string, string>, from: number, count: number): Promise<void> {
+  let next = from;
+  const end = from + count;
+  const worker = async () => {
+    while (next < end) {
+      const { path, method = 'GET', body } = send(next++);
+      const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { method, body, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) } });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+async function waitListening(child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null) throw new Error(`exited ${child.exitCode} before listening`);
+    const up = await fetch(`http://127.0.0.1:${PORT}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('did not listen within 5 minutes');
+}
+
+async function measure(s: Seeded, name: string, scenario: Scenario): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'out')}`, process.execPath, ...scenario.argv], {
+    env: { ...process.env, DATABASE_URL: DB_URL, PORT: String(PORT), LOG_LEVEL: 'info', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '10000000' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitListening(child);
+    const headers: Record<string, string> = scenario.auth ? { authorization: `Bearer ${await getToken(PORT, s.clientId, s.clientSecret)}` } : {};
+    log(`${name}: warming up (${WARMUP} requests)`);
+    await drive(scenario.send, headers, 0, WARMUP);
+    execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' });
+    await drive(scenario.send, headers, WARMUP, REQUESTS);
+    execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // valgrind's summary at exit: "Collected : <n>", the instructions counted while counting was on.
+  const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
+  if (!collected) throw new Error(`${name}: no instruction count from valgrind:\n${stderr.slice(-2000)}`);
+  return Number(collected[1]) / REQUESTS;
+}
+
+async function main(): Promise<void> {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
+  }
+  const s: Seeded = args['no-seed']
+    ? { items: 2000, lots: 20000, clientId: 'c_bench', clientSecret: 'bench-secret-not-for-production-000000000', hotItem: 'BENCH-0000001' }
+    : await seed(DB_URL, 20_000, log);
+  const all = scenarios(s);
+  const names = String(args.scenario).split(',').filter(Boolean);
+  for (const name of names) if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
+  const lines: string[] = [];
+  for (const name of names) {
+    const perRequest = await measure(s, name, all[name]);
+    const line = `${all[name].what}: ${(perRequest / 1e6).toFixed(2)} M instructions a request (${REQUESTS} requests, ${CONCURRENCY} at a time)`;
+    log(line);
+    lines.push(line);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
