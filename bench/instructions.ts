@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { getToken, prodNodeFlags, shortIdOf } from './harness.js';
-import { seed, type Seeded } from './seed.js';
+import { getToken, prodNodeFlags, runMain, shortIdOf, stopProcess } from './harness.js';
+import { seed, type Seeded, seededBefore } from './seed.js';
 
 /**
  * npm run bench:instructions [-- --scenario point,receive] [-- --requests 2000] [-- --no-seed]:
@@ -32,6 +32,7 @@ const { values: args } = parseArgs({
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
 const PORT = Number(process.env.BENCH_PORT ?? 3901);
 const REQUESTS = Number(args.requests);
+const LOTS = 20_000;
 const WARMUP = 3000;
 const CONCURRENCY = 32;
 const log = (m: string) => process.stderr.write(`[instructions] ${m}\n`);
@@ -104,7 +105,8 @@ async function measure(s: Seeded, name: string, scenario: Scenario): Promise<num
   });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // valgrind's summary comes as the process ends: read to the end of its stderr, not only to its exit.
+  const stderrRead = new Promise<void>((resolve) => child.stderr?.once('close', () => resolve()));
   try {
     await waitListening(child);
     const headers: Record<string, string> = scenario.auth ? { authorization: `Bearer ${await getToken(PORT, s.clientId, s.clientSecret)}` } : {};
@@ -114,8 +116,8 @@ async function measure(s: Seeded, name: string, scenario: Scenario): Promise<num
     await drive(scenario.send, headers, WARMUP, REQUESTS);
     execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await stopProcess(child);
+    await stderrRead;
     rmSync(dir, { recursive: true, force: true });
   }
   // valgrind's summary at exit: "Collected : <n>", the instructions counted while counting was on.
@@ -130,9 +132,7 @@ async function main(): Promise<void> {
   } catch {
     throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
   }
-  const s: Seeded = args['no-seed']
-    ? { items: 2000, lots: 20000, clientId: 'c_bench', clientSecret: 'bench-secret-not-for-production-000000000', hotItem: 'BENCH-0000001' }
-    : await seed(DB_URL, 20_000, log);
+  const s: Seeded = args['no-seed'] ? seededBefore(LOTS) : await seed(DB_URL, LOTS, log);
   const all = scenarios(s);
   const names = String(args.scenario).split(',').filter(Boolean);
   for (const name of names) if (!all[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(all).join(', ')}`);
@@ -146,7 +146,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runMain(main, log);

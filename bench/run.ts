@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { appendResults, commitLabel, getToken, memoryMb, post, prodNodeFlags, runMain, shortIdOf, start, stopAndCheckLedger, stopProcess, waitHealthy, waitQuiet } from './harness.js';
-import { fillListCounters, seed, type Seeded } from './seed.js';
+import { fillListCounters, seed, type Seeded, seededBefore } from './seed.js';
 
 /**
  * npm run bench [-- --lots 1000000] [-- --quick] [-- --warmup 2]: seeds MariaDB, starts the
@@ -58,7 +58,7 @@ type CeilingKey = 'b' | 'c1' | 'c25' | 'cN' | 'd';
 async function main(): Promise<void> {
   log(`scale: ${LOTS} lots; ${SECONDS} s a scenario at ${CONNECTIONS} connections`);
   const seeded: Seeded = args['no-seed']
-    ? { items: Math.floor(LOTS / 10), lots: LOTS, clientId: 'c_bench', clientSecret: 'bench-secret-not-for-production-000000000', hotItem: 'BENCH-0000001' }
+    ? seededBefore(LOTS)
     : await seed(DB_URL, LOTS, log);
 
   const lastItemPage = Math.max(1, Math.ceil(seeded.items / 250));

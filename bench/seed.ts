@@ -28,6 +28,14 @@ const CHUNK = 5000;
  * (issued), and the stock_level and ledger rows that make the stock invariant
  * hold, as if every lot had come in by Receive and gone out by Issue.
  */
+/** The client every seed creates, with all SecurityIDs and every warehouse. */
+const BENCH_CLIENT = { clientId: 'c_bench', clientSecret: 'bench-secret-not-for-production-000000000' };
+
+/** What `seed(url, lots)` made, for a run on a database seeded before (`--no-seed`). */
+export function seededBefore(lots: number): Seeded {
+  return { items: Math.floor(lots / 10), lots, ...BENCH_CLIENT, hotItem: 'BENCH-0000001' };
+}
+
 export async function seed(url: string, lots: number, log: (m: string) => void): Promise<Seeded> {
   const t0 = Date.now();
   const target = new URL(url);
@@ -47,8 +55,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   const db = await mysql.createConnection({ uri: url, multipleStatements: false });
   const now = new Date();
   const items = Math.max(1, Math.floor(lots / 10));
-  const clientId = 'c_bench';
-  const clientSecret = 'bench-secret-not-for-production-000000000';
+  const { clientId, clientSecret } = BENCH_CLIENT;
   await db.query('INSERT INTO warehouse (wID, name, nameKey, created) VALUES ?', [
     Array.from({ length: WAREHOUSES }, (_, i) => [i + 1, `Warehouse ${i + 1}`, `warehouse ${i + 1}`, now]),
   ]);
@@ -200,8 +207,7 @@ export async function seedSqlite(file: string, lots: number, log: (m: string) =>
     const now = new Date();
     const nowText = at(now);
     const items = Math.max(1, Math.floor(lots / 10));
-    const clientId = 'c_bench';
-    const clientSecret = 'bench-secret-not-for-production-000000000';
+    const { clientId, clientSecret } = BENCH_CLIENT;
     const started = Date.now();
 
     db.transaction(() => {
