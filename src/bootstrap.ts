@@ -9,6 +9,7 @@ import type { AppConfig } from './config/config.js';
 import { EventSequencer } from './events/sequencer.js';
 import { WebhookRelay } from './events/webhook-relay.js';
 import { installAsyncBind } from './http/async-bind.js';
+import { ServiceExpressAdapter } from './http/express-adapter.js';
 import { frontMiddleware } from './http/front.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { Readiness } from './health/readiness.js';
@@ -35,6 +36,8 @@ export async function createApp(
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ config, logger, imports: options.imports }),
+    // Requests and responses born with Express's prototypes: one V8 map for all of them (http/express-adapter.ts).
+    new ServiceExpressAdapter(),
     { bodyParser: false, logger: new NestLogger(logger), abortOnError: false },
   );
   // First, before the body is read: the request id and version headers, so
