@@ -271,9 +271,10 @@ function startService(port: number, env: Record<string, string> = {}): Promise<C
 
 /**
  * What a setting costs: a second service with the setting off (`offEnv`) runs
- * beside the first, on PORTS.second; after a warm-up of the second as long as
- * a round, `request` is driven at each in turn, four rounds each, so that the
- * machine's noise falls on both alike. Returns the off row, then the on row,
+ * beside the first, on PORTS.second; after both are warmed up with `request`
+ * until steady (`warmUp`), it is driven at each in turn, four rounds each with
+ * only the fixed `--warmup` before them, so that the machine's noise falls on
+ * both alike. Returns the off row, then the on row,
  * whose "× ceiling" is its req/s over the off row's.
  */
 async function settingCost(
@@ -289,12 +290,15 @@ async function settingCost(
     const offAuth = { ...auth, authorization: `Bearer ${token}` };
     const rounds = 4;
     const seconds = Math.max(2, Math.round(SECONDS / rounds));
+    // Both warmed up until steady first; then each round's own warm-up is the fixed --warmup, so that the
+    // rounds of the two services stay as close together in time as they are alike.
+    await drive(`${what.onLabel}, warm-up (not counted)`, PORTS.service, what.request, auth, seconds);
     await drive(`${what.offLabel}, warm-up (not counted)`, PORTS.second, what.request, offAuth, seconds);
     const on: Row[] = [];
     const without: Row[] = [];
     for (let r = 0; r < rounds; r++) {
-      on.push(await drive(`${what.onLabel}, round ${r + 1}`, PORTS.service, what.request, auth, seconds));
-      without.push(await drive(`${what.offLabel}, round ${r + 1}`, PORTS.second, what.request, offAuth, seconds));
+      on.push(await drive(`${what.onLabel}, round ${r + 1}`, PORTS.service, what.request, auth, seconds, CONNECTIONS, 'fixed'));
+      without.push(await drive(`${what.offLabel}, round ${r + 1}`, PORTS.second, what.request, offAuth, seconds, CONNECTIONS, 'fixed'));
     }
     const merged = (name: string, runs: Row[]): Row => ({
       scenario: name,
@@ -465,6 +469,7 @@ async function drive(
   headers: Record<string, string> = {},
   seconds = SECONDS,
   connections = CONNECTIONS,
+  warm: 'until steady' | 'fixed' = 'until steady',
 ): Promise<Row> {
   const waited = await waitQuiet(DB_URL);
   if (waited > 1000) log(`waited ${(waited / 1000).toFixed(1)} s for the database to finish the previous scenario's statements`);
@@ -478,7 +483,7 @@ async function drive(
       // Content-Length onto the next GET, and the server would wait for a body never sent.
       requests: [{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next() }) }],
     } as unknown as autocannon.Options);
-  const warmed = await warmUp(load);
+  const warmed = warm === 'fixed' ? (WARMUP > 0 ? (await load(WARMUP), WARMUP) : 0) : await warmUp(load);
   const result = await load(seconds);
   const row: Row = {
     scenario: name,
