@@ -505,7 +505,8 @@ async function drive(
  * Not measured: the same requests until JIT, pools and caches reach their
  * steady state. At least WARMUP seconds; then on, WARMUP_STEP seconds at a
  * time, while a step answers more than WARMUP_GAIN times as many requests a
- * second as the one before, at most WARMUP_MAX seconds in all. A fixed 2 s was
+ * second as the one before, at most WARMUP_MAX seconds in all (`--warmup 0`:
+ * none at all). A fixed 2 s was
  * not enough for a Receive: under callgrind, after 3,000 Receives V8's
  * optimizing compiler still ran 18 % of the instructions counted over the
  * next 2,000 (2.97 M a request, against 2.38 M after 12,000), and in
@@ -527,6 +528,16 @@ async function warmUp(load: (seconds: number) => Promise<autocannon.Result>): Pr
   return warmed;
 }
 
+/** The warm-up as RESULTS states it. */
+function warmUpText(): string {
+  if (WARMUP === 0) return 'no warm-up';
+  return (
+    `a warm-up of at least ${WARMUP} s, longer (in ${WARMUP_STEP} s steps, at most ${WARMUP_MAX} s) while a step answered over ` +
+    `${Math.round((WARMUP_GAIN - 1) * 100)} % more requests a second than the one before (the alternating rounds of metrics and events: ${WARMUP} s each, ` +
+    'after both services were warmed up so)'
+  );
+}
+
 /** The service's peak resident set so far, and the scenario during which it was last raised. */
 let peak: { service: ChildProcess; mb: number; during: string } | null = null;
 
@@ -541,7 +552,7 @@ function render(
   const lines = [
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
     '',
-    `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after a warm-up of at least ${WARMUP} s, longer (in ${WARMUP_STEP} s steps, at most ${WARMUP_MAX} s) while a step answered over ${Math.round((WARMUP_GAIN - 1) * 100)} % more requests a second than the one before.`,
+    `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after ${warmUpText()}.`,
     `Seeding: ${seeding}. Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
+import { ServiceExpressAdapter } from '../src/http/express-adapter.js';
 import { startTestApp, type TestApp } from './app.factory.js';
 import { ProbeModule } from './support/probe.module.js';
 
@@ -23,6 +24,12 @@ describe('every response and every failure (DECISIONS "General", "Errors")', () 
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.headers['x-api-version']).toBe('v1');
   };
+
+  it("is served by ServiceExpressAdapter: requests and responses born with Express's prototypes (http/express-adapter.ts)", async () => {
+    expect(t.app.getHttpAdapter()).toBeInstanceOf(ServiceExpressAdapter);
+    const res = await request(t.http).get('/health');
+    expect(res.status).toBe(200);
+  });
 
   it('answers an unknown route with 404 not_found', async () => {
     const res = await request(t.http).get('/api/v1/NoSuchThing?x=1');

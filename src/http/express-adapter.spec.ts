@@ -7,7 +7,13 @@ import { ServiceExpressAdapter } from './express-adapter.js';
 // V8's own answer to "do these two objects share a map (hidden class)?". The
 // flag lets functions compiled from here on use V8's intrinsics.
 setFlagsFromString('--allow-natives-syntax');
-const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+const haveSameMap = ((): ((a: object, b: object) => boolean) => {
+  try {
+    return new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+  } catch (error) {
+    throw new Error(`this Node cannot compile V8's %HaveSameMap (--allow-natives-syntax set at run time): ${String(error)}`);
+  }
+})();
 
 describe('ServiceExpressAdapter (requests born with the prototypes Express gives them)', () => {
   let server: Server;
