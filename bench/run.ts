@@ -40,6 +40,8 @@ if (!(WARMUP_MAX >= WARMUP)) throw new Error('--warmup-max must be a number of s
 /** The warm-up goes on in steps this long while each answers more than WARMUP_GAIN times the rate of the one before. */
 const WARMUP_STEP = 2;
 const WARMUP_GAIN = 1.05;
+/** 'until steady' (`warmUp`), or only the fixed --warmup: the alternating rounds of a setting's cost. */
+type WarmUp = 'until steady' | 'fixed';
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
 // BENCH_PORT moves the six ports (service, ceiling (a), ceilings (b)–(d) and (f), the second service of a setting's cost, ceiling (e), the webhook receiver) together, e.g. for a second checkout's run.
 const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
@@ -469,7 +471,7 @@ async function drive(
   headers: Record<string, string> = {},
   seconds = SECONDS,
   connections = CONNECTIONS,
-  warm: 'until steady' | 'fixed' = 'until steady',
+  warm: WarmUp = 'until steady',
 ): Promise<Row> {
   const waited = await waitQuiet(DB_URL);
   if (waited > 1000) log(`waited ${(waited / 1000).toFixed(1)} s for the database to finish the previous scenario's statements`);
@@ -483,7 +485,7 @@ async function drive(
       // Content-Length onto the next GET, and the server would wait for a body never sent.
       requests: [{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next() }) }],
     } as unknown as autocannon.Options);
-  const warmed = warm === 'fixed' ? (WARMUP > 0 ? (await load(WARMUP), WARMUP) : 0) : await warmUp(load);
+  const warmed = await warmUp(load, warm);
   const result = await load(seconds);
   const row: Row = {
     scenario: name,
@@ -503,23 +505,22 @@ async function drive(
 
 /**
  * Not measured: the same requests until JIT, pools and caches reach their
- * steady state. At least WARMUP seconds; then on, WARMUP_STEP seconds at a
- * time, while a step answers more than WARMUP_GAIN times as many requests a
- * second as the one before, at most WARMUP_MAX seconds in all (`--warmup 0`:
- * none at all). A fixed 2 s was
- * not enough for a Receive: under callgrind, after 3,000 Receives V8's
- * optimizing compiler still ran 18 % of the instructions counted over the
- * next 2,000 (2.97 M a request, against 2.38 M after 12,000), and in
- * successive 5 s windows on a fresh service the Receive rose 232, 328, 405,
- * 403 req/s while ceiling (d) rose 465, 631, 680, 631 (docs/quality.md,
- * "Warm-up until the rate stops rising"). Every ceiling warms up the same way.
- * Returns the seconds it took.
+ * steady state. At least WARMUP seconds (`--warmup 0`: none at all); then,
+ * 'until steady', on WARMUP_STEP seconds at a time while a step answers more
+ * than WARMUP_GAIN times as many requests a second as the one before, at most
+ * WARMUP_MAX seconds in all. A fixed 2 s was not enough for a Receive: under
+ * callgrind, after 3,000 Receives V8's optimizing compiler still ran 18 % of
+ * the instructions counted over the next 2,000 (2.97 M a request, against
+ * 2.38 M after 12,000), and in successive 5 s windows on a fresh service the
+ * Receive rose 232, 328, 405, 403 req/s while ceiling (d) rose 465, 631, 680,
+ * 631 (docs/quality.md, "Warm-up until the rate stops rising"). Every ceiling
+ * warms up the same way. Returns the seconds it took.
  */
-async function warmUp(load: (seconds: number) => Promise<autocannon.Result>): Promise<number> {
+async function warmUp(load: (seconds: number) => Promise<autocannon.Result>, warm: WarmUp): Promise<number> {
   if (WARMUP === 0) return 0;
   let before = (await load(WARMUP)).requests.average;
   let warmed = WARMUP;
-  while (warmed + WARMUP_STEP <= WARMUP_MAX) {
+  while (warm === 'until steady' && warmed + WARMUP_STEP <= WARMUP_MAX) {
     const rate = (await load(WARMUP_STEP)).requests.average;
     warmed += WARMUP_STEP;
     if (!(rate > before * WARMUP_GAIN)) break;

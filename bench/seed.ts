@@ -23,19 +23,26 @@ const WAREHOUSES = 3;
 const CHUNK = 5000;
 
 /**
+ * What a seed of `lots` lots makes (lots/10 items, the bench client with all
+ * SecurityIDs and every warehouse, the hot item); also what a run on a
+ * database seeded before (`--no-seed`) works with.
+ */
+export function seededBefore(lots: number): Seeded {
+  return {
+    items: Math.max(1, Math.floor(lots / 10)),
+    lots,
+    clientId: 'c_bench',
+    clientSecret: 'bench-secret-not-for-production-000000000',
+    hotItem: 'BENCH-0000001',
+  };
+}
+
+/**
  * A fresh MariaDB database at the given scale: 3 warehouses, lots/10 items,
  * each item's lots spread over the warehouses, a quarter of them archived
  * (issued), and the stock_level and ledger rows that make the stock invariant
  * hold, as if every lot had come in by Receive and gone out by Issue.
  */
-/** The client every seed creates, with all SecurityIDs and every warehouse. */
-const BENCH_CLIENT = { clientId: 'c_bench', clientSecret: 'bench-secret-not-for-production-000000000' };
-
-/** What `seed(url, lots)` made, for a run on a database seeded before (`--no-seed`). */
-export function seededBefore(lots: number): Seeded {
-  return { items: Math.floor(lots / 10), lots, ...BENCH_CLIENT, hotItem: 'BENCH-0000001' };
-}
-
 export async function seed(url: string, lots: number, log: (m: string) => void): Promise<Seeded> {
   const t0 = Date.now();
   const target = new URL(url);
@@ -54,8 +61,8 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
 
   const db = await mysql.createConnection({ uri: url, multipleStatements: false });
   const now = new Date();
-  const items = Math.max(1, Math.floor(lots / 10));
-  const { clientId, clientSecret } = BENCH_CLIENT;
+  const seeded = seededBefore(lots);
+  const { items, clientId, clientSecret } = seeded;
   await db.query('INSERT INTO warehouse (wID, name, nameKey, created) VALUES ?', [
     Array.from({ length: WAREHOUSES }, (_, i) => [i + 1, `Warehouse ${i + 1}`, `warehouse ${i + 1}`, now]),
   ]);
@@ -120,7 +127,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   log(`seeded ledger and stock levels; ${Date.now() - started} ms in all`);
   await settle(db, log);
   await db.end();
-  return { items, lots, clientId, clientSecret, hotItem: 'BENCH-0000001', seedMs: Date.now() - t0 };
+  return { ...seeded, seedMs: Date.now() - t0 };
 }
 
 /**
@@ -206,8 +213,8 @@ export async function seedSqlite(file: string, lots: number, log: (m: string) =>
     const at = (d: Date) => d.toISOString().slice(0, 23).replace('T', ' ');
     const now = new Date();
     const nowText = at(now);
-    const items = Math.max(1, Math.floor(lots / 10));
-    const { clientId, clientSecret } = BENCH_CLIENT;
+    const seeded = seededBefore(lots);
+    const { items, clientId, clientSecret } = seeded;
     const started = Date.now();
 
     db.transaction(() => {
@@ -268,7 +275,7 @@ export async function seedSqlite(file: string, lots: number, log: (m: string) =>
     })();
     db.exec('ANALYZE');
     log(`seeded ledger, stock levels and counters; ${Date.now() - t0} ms in all, migrations and ANALYZE included`);
-    return { items, lots, clientId, clientSecret, hotItem: 'BENCH-0000001', seedMs: Date.now() - t0 };
+    return { ...seeded, seedMs: Date.now() - t0 };
   } finally {
     db.close();
   }

@@ -40,7 +40,7 @@ export class ServiceExpressAdapter extends ExpressAdapter {
  * inherits from Express's `app.request` and becomes `app.request` (the same
  * for responses), so that Express's `setPrototypeOf` changes nothing.
  */
-export function bornWithExpressPrototypes(app: Express): { ServiceRequest: typeof IncomingMessage; ServiceResponse: typeof ServerResponse } {
+function bornWithExpressPrototypes(app: Express): { ServiceRequest: typeof IncomingMessage; ServiceResponse: typeof ServerResponse } {
   class ServiceRequest extends IncomingMessage {}
   class ServiceResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
   Object.setPrototypeOf(ServiceRequest.prototype, app.request);
