@@ -29,6 +29,12 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
   });
 
   const webhooks = () => t.app.get(WebhookService);
+  /** webhook:deliveries once it holds `count` attempts: a receiver has its answer before the relay records the attempt. */
+  const recordedDeliveries = async (id: number, count: number) => {
+    let rows = (await webhooks().deliveries(String(id))).deliveries;
+    await until(async () => (rows = (await webhooks().deliveries(String(id))).deliveries).length >= count, 10_000, `${count} recorded attempts`);
+    return rows;
+  };
   const receiver = async (status?: Parameters<typeof startReceiver>[0]) => {
     const r = await startReceiver(status);
     receivers.push(r);
@@ -123,13 +129,13 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     const sub = subscribe(admin.clientId, r.url);
     const item = await stockIn(admin.bearer); // item.created, stock.received
     await until(() => r.received.length >= 4, 15_000, 'the retries and the second event');
-    await sleep(300);
+    // The receiver answers before the dispatcher records the attempt: wait for the fourth row.
+    const deliveries = await recordedDeliveries(sub.id, 4);
     const events = r.received.map((g) => verified(sub.secret, g));
     expect(events.map((e) => e.type)).toEqual(['item.created', 'item.created', 'item.created', 'stock.received']);
     expect(new Set(events.slice(0, 3).map((e) => e.id)).size).toBe(1);
     expect(events[3].data.itemID).toBe(item.shortID);
 
-    const { deliveries } = await webhooks().deliveries(String(sub.id));
     expect(deliveries.map((d) => [d.seq, d.attempt, d.status])).toEqual([
       [events[3].seq, 1, 200],
       [events[0].seq, 3, 200],
@@ -150,7 +156,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     await stockIn(admin.bearer);
     // One attempt and the two retries of WEBHOOK_RETRY_SECONDS=1,1, then the next event.
     await until(() => r.received.length >= 4, 15_000, 'three attempts and the next event');
-    const { deliveries } = await webhooks().deliveries(String(sub.id));
+    const deliveries = await recordedDeliveries(sub.id, 4);
     expect(deliveries.map((d) => [d.attempt, d.status])).toEqual([
       [1, 204],
       [3, 503],
@@ -220,7 +226,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
       const got = r.received.map((g) => verified(sub.secret, g));
       expect(got.map((e) => (e.data as { shortID: string }).shortID)).toEqual(created);
       expect(got.map((e) => e.seq)).toEqual([...got.map((e) => e.seq)].sort((a, b) => a - b));
-      expect((await webhooks().deliveries(String(sub.id))).deliveries).toHaveLength(12);
+      expect(await recordedDeliveries(sub.id, 12)).toHaveLength(12);
       await webhooks().delete(String(sub.id));
     } finally {
       await second.close();
