@@ -67,16 +67,18 @@ interface Row {
 type CeilingRef = { key: CeilingKey; near?: boolean } | { blend: Array<[weight: number, key: CeilingKey, near?: boolean]> };
 type CeilingKey = 'b' | 'c1' | 'c25' | 'cN' | 'd';
 
-/** The whole run, with MariaDB's buffer pool sized for it (`fitBufferPool`) and set back after. */
+/** The whole run, with MariaDB's buffer pool sized for it (`fitBufferPool`) and set back after, whatever happens. */
 async function main(): Promise<void> {
-  const pool = args['buffer-pool'] === 'fit' ? await fitBufferPool(LOTS) : await bufferPoolKept();
-  bufferPool = pool;
+  const kept = await bufferPoolKept();
+  bufferPool = kept;
   try {
+    if (args['buffer-pool'] === 'fit') bufferPool = await fitBufferPool(LOTS, kept.bytes);
     await run();
   } finally {
-    if (pool.raisedFrom !== null) {
-      await withServer((db) => db.query('SET GLOBAL innodb_buffer_pool_size = ?', [pool.raisedFrom]));
-      log(`buffer pool set back to ${mb(pool.raisedFrom)}`);
+    // Also when the resize itself failed half-way: the server gets back the size it had.
+    if (args['buffer-pool'] === 'fit' && (await bufferPoolKept()).bytes !== kept.bytes) {
+      await withServer((db) => db.query('SET GLOBAL innodb_buffer_pool_size = ?', [kept.bytes]));
+      log(`buffer pool set back to ${mb(kept.bytes)}`);
     }
   }
 }
@@ -100,15 +102,16 @@ const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en'
  * lot pages from anywhere in the table, and on a pool smaller than the table
  * they wait on page reads, which measures the server's memory rather than the
  * service. Never lowers it. The size is set back when the run ends
- * (`--buffer-pool keep`: the server's size as it is).
+ * (`--buffer-pool keep`: the server's size as it is). Needs the privilege to
+ * set global variables; two runs on one server at once must not both fit it
+ * (the second would take the first's raised size for the server's own).
  */
-async function fitBufferPool(lots: number): Promise<{ bytes: number; raisedFrom: number | null }> {
-  const kept = await bufferPoolKept();
+async function fitBufferPool(lots: number, server: number): Promise<{ bytes: number; raisedFrom: number | null }> {
   const wanted = Math.ceil((lots * POOL_BYTES_PER_LOT + POOL_HEADROOM) / POOL_STEP) * POOL_STEP;
-  if (wanted <= kept.bytes) return kept;
+  if (wanted <= server) return { bytes: server, raisedFrom: null };
   await withServer(async (db) => {
     await db.query('SET GLOBAL innodb_buffer_pool_size = ?', [wanted]);
-    // The resize runs in the background: wait until the pool has its pages.
+    // Wait until the pool has its pages, should the resize still be going on when SET returns.
     for (let waited = 0; ; waited += 200) {
       const [rows] = (await db.query("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'")) as [Array<{ Value: string }>, unknown];
       const [[page]] = (await db.query('SELECT @@innodb_page_size AS size')) as [Array<{ size: number }>, unknown];
@@ -117,8 +120,8 @@ async function fitBufferPool(lots: number): Promise<{ bytes: number; raisedFrom:
       await new Promise((r) => setTimeout(r, 200));
     }
   });
-  log(`buffer pool raised from ${mb(kept.bytes)} to ${mb(wanted)} for ${lots.toLocaleString('en')} lots`);
-  return { bytes: wanted, raisedFrom: kept.bytes };
+  log(`buffer pool raised from ${mb(server)} to ${mb(wanted)} for ${lots.toLocaleString('en')} lots`);
+  return { bytes: wanted, raisedFrom: server };
 }
 
 async function bufferPoolKept(): Promise<{ bytes: number; raisedFrom: null }> {
@@ -610,8 +613,8 @@ function warmUpText(): string {
   if (WARMUP === 0) return 'no warm-up';
   return (
     `a warm-up of at least ${WARMUP} s, longer (in ${WARMUP_STEP} s steps, at most ${WARMUP_MAX} s) while a step answered over ` +
-    `${Math.round((WARMUP_GAIN - 1) * 100)} % more requests a second than the one before (the alternating rounds of metrics and events: ${WARMUP} s each, ` +
-    'after both services were warmed up so)'
+    `${Math.round((WARMUP_GAIN - 1) * 100)} % more requests a second than the one before (the alternating rounds of metrics and events: a warm-up of ${WARMUP} s ` +
+    'each, after both services were warmed up so)'
   );
 }
 

@@ -31,7 +31,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
   const webhooks = () => t.app.get(WebhookService);
   /** webhook:deliveries once it holds `count` attempts: a receiver has its answer before the relay records the attempt. */
   const recordedDeliveries = async (id: number, count: number) => {
-    let rows = (await webhooks().deliveries(String(id))).deliveries;
+    let rows: Awaited<ReturnType<WebhookService['deliveries']>>['deliveries'] = [];
     await until(async () => (rows = (await webhooks().deliveries(String(id))).deliveries).length >= count, 10_000, `${count} recorded attempts`);
     return rows;
   };
@@ -87,6 +87,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     const replayed = { ...first.headers, 'webhook-timestamp': String(old), 'webhook-signature': signature(sub.secret, id, old, first.body) };
     expect(() => new Webhook(sub.secret).verify(first.body, replayed as unknown as Record<string, string>)).toThrow(/too old/i);
 
+    await recordedDeliveries(sub.id, 3);
     const deliveries = cli(t.database.url, ['webhook:deliveries', '--id', String(sub.id)]);
     expect(deliveries.status).toBe(0);
     const attempts = (deliveries.json() as { deliveries: Array<Record<string, unknown>> }).deliveries;
