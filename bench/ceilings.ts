@@ -17,6 +17,7 @@ import { readStoredDecimal, storedTenThousandths, toTenThousandths, withinDecima
  *     GET /item/<partNo>            (b) GET /Item/<partNo>'s point query;
  *     GET /lots[?page=&pageSize=]   (c) a page of GET /Inventory: its lots, newest first, as the service sends them;
  *     POST /receive                 (d) POST /Inventory/Receive's transaction.
+ *     POST /issue                   (g) POST /Inventory/Issue's transaction, for one lot's part.
  *     GET /events?after=&limit=     (f) a page of GET /Events: the caller's events after a seq, in seq order.
  *   stack <port> <url> (e) the floor of this stack for a Receive: a NestJS + Express route, its body
  *                      validated by class-validator (ValidationPipe), running (d)'s statements through a
@@ -269,6 +270,87 @@ async function receiveOnce(conn: Queryable, key: { partNo: number } | { shortIdK
   return [201, { status: 'received', recNo: lot.insertId }];
 }
 
+/**
+ * (g) POST /Inventory/Issue's transaction, as the service runs it when the
+ * oldest lot holds the units (the bench's Issues take 0.0001 of a unit):
+ * the item's partNo by its shortID key (not locked); START TRANSACTION; the
+ * stock_level row and the item's in-stock, not held lots in the warehouse,
+ * locked in one statement; the oldest lot with the units either archived
+ * whole or split, the part issued becoming an archived lot of its own; the
+ * stock_level row less the units; the ledger row; the ledger and (for a
+ * split) lot counters in list_count; COMMIT. Each statement its own round
+ * trip, as (d)'s; no event. 409 when the lots do not hold the units.
+ */
+async function issue(pool: mysql.Pool, raw: string): Promise<[number, object]> {
+  let body: { shortID?: unknown; wid?: unknown; units?: unknown };
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new Refused(400, 'body is not JSON');
+  }
+  const { shortID, wid, units } = body;
+  if (typeof shortID !== 'string') throw new Refused(400, 'shortID is required');
+  if (!Number.isInteger(wid) || (wid as number) < 1) throw new Refused(400, 'wid must be a positive integer');
+  const count = toTenThousandths(units as number);
+  if (count === null || count <= 0n) throw new Refused(400, 'units must be > 0 with at most 4 decimal places');
+  const [items] = (await pool.query('SELECT partNo FROM item WHERE shortIdKey = ?', [caseKey(shortID)])) as [Array<{ partNo: number }>, unknown];
+  if (!items[0]) throw new Refused(400, 'no such item');
+  for (let attempt = 1; ; attempt++) {
+    const conn = await pool.getConnection();
+    try {
+      return await issueOnce(conn, items[0].partNo, wid as number, units as number, count);
+    } catch (error) {
+      await conn.query('ROLLBACK').catch(() => undefined);
+      const errno = (error as { errno?: number }).errno;
+      if (!(errno === 1213 || errno === 1205) || attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    } finally {
+      conn.release();
+    }
+  }
+}
+
+const LOT_COPY =
+  'partNo, shortIdKey, wID, spot, units, received, shipped, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, active, netWeight, grossWeight, price, expires, supplier, poLine, modified';
+
+async function issueOnce(conn: Queryable, partNo: number, wid: number, units: number, count: bigint): Promise<[number, object]> {
+  await conn.query('START TRANSACTION');
+  const [found] = (await conn.query(
+    'SELECT s.inStock, l.recNo, l.units, l.spot, l.received FROM stock_level s LEFT JOIN lot l ON l.partNo = s.partNo AND l.wID = s.wID AND l.active = 1 AND l.hold = 0 WHERE s.partNo = ? AND s.wID = ? FOR UPDATE',
+    [partNo, wid],
+  )) as [Array<{ inStock: string; recNo: number | null; units: string; spot: string; received: Date }>, unknown];
+  const lots = found.filter((r) => r.recNo !== null).sort((a, b) => a.received.getTime() - b.received.getTime() || a.recNo! - b.recNo!);
+  const lot = lots.find((l) => storedTenThousandths(l.units) >= count);
+  if (!lot) {
+    await conn.query('ROLLBACK');
+    throw new Refused(409, 'insufficient stock in one lot');
+  }
+  const now = new Date();
+  let recNo = lot.recNo!;
+  if (storedTenThousandths(lot.units) === count) {
+    await conn.query('UPDATE lot SET active = 0, shipped = ?, modified = ? WHERE recNo = ?', [now, now, recNo]);
+  } else {
+    const [part] = (await conn.query(
+      `INSERT INTO lot (${LOT_COPY}) SELECT partNo, shortIdKey, wID, spot, ?, received, ?, serial, serial2, rFIDTag, remark, hold, jobID, jobName, associate, 0, netWeight, grossWeight, price, expires, supplier, poLine, ? FROM lot WHERE recNo = ?`,
+      [units, now, now, recNo],
+    )) as [mysql.ResultSetHeader, unknown];
+    await conn.query('UPDATE lot SET units = units - ?, modified = ? WHERE recNo = ?', [units, now, lot.recNo]);
+    recNo = part.insertId;
+  }
+  await conn.query('UPDATE stock_level SET inStock = inStock - ?, modified = ? WHERE partNo = ? AND wID = ?', [units, now, partNo, wid]);
+  await conn.query(
+    "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, fromRecNo, fromWid, fromSpot, units, reasonCode, reference, remark, clientId, created) VALUES (?, 'issue', ?, ?, ?, ?, ?, ?, 2, '', '', 'bench', ?)",
+    [randomUUID(), partNo, recNo, lot.recNo, wid, lot.spot, units, now],
+  );
+  const counts: Array<[string, string, number]> = [['ledger', `${wid}>0`, 1]];
+  if (recNo !== lot.recNo) counts.push(['lots', String(wid), 1]);
+  await conn.query('INSERT INTO list_count (list, scope, slot, n) VALUES ? ON DUPLICATE KEY UPDATE n = n + VALUES(n)', [
+    counts.map(([list, scope, by]) => [list, scope, randomInt(COUNTER_SLOTS), by]),
+  ]);
+  await conn.query('COMMIT');
+  return [200, { status: 'issued', units, lots: [{ recNo, fromRecNo: lot.recNo, units }] }];
+}
+
 class ReceiveBody {
   @IsString()
   shortID: string;
@@ -365,6 +447,9 @@ async function raw(port: number, uri: string): Promise<void> {
         await eventPage(pool, wids, url, res);
       } else if (req.method === 'POST' && url.pathname === '/receive') {
         const [status, body] = await receive(pool, await readBody(req));
+        sendJson(res, status, body);
+      } else if (req.method === 'POST' && url.pathname === '/issue') {
+        const [status, body] = await issue(pool, await readBody(req));
         sendJson(res, status, body);
       } else {
         sendJson(res, 404, {});

@@ -65,7 +65,7 @@ interface Row {
 
 /** Which ceiling a scenario is compared with: one of them, or a blend of several weighted by the scenario's mix. */
 type CeilingRef = { key: CeilingKey; near?: boolean } | { blend: Array<[weight: number, key: CeilingKey, near?: boolean]> };
-type CeilingKey = 'b' | 'c1' | 'c25' | 'cN' | 'd';
+type CeilingKey = 'b' | 'c1' | 'c25' | 'cN' | 'd' | 'g';
 
 /** The whole run, with MariaDB's buffer pool sized for it (`fitBufferPool`) and set back after, whatever happens. */
 async function main(): Promise<void> {
@@ -129,6 +129,8 @@ async function bufferPoolKept(): Promise<{ bytes: number; raisedFrom: null }> {
   return { bytes: Number(row.bytes), raisedFrom: null };
 }
 
+const ISSUE_DISTINCT = 'POST /Inventory/Issue, distinct items';
+
 async function run(): Promise<void> {
   log(`scale: ${LOTS} lots; ${SECONDS} s a scenario at ${CONNECTIONS} connections`);
   const seeded: Seeded = args['no-seed']
@@ -151,6 +153,8 @@ async function run(): Promise<void> {
     c25: ['ceiling (c): node:http + mysql2, lot page 1 (25)', () => ({ path: '/lots?page=1&pageSize=25' })],
     cN: [`ceiling (c): node:http + mysql2, lot page ${lotPage} (250)`, () => ({ path: `/lots?page=${lotPage}&pageSize=250` })],
     d: ['ceiling (d): node:http + mysql2, Receive transaction', () => post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (rawReceiveSeq++ % 3), units: 1 })],
+    // Not a target's ceiling: what Issue's own transaction costs the database, beside (d).
+    g: ['ceiling (g): node:http + mysql2, Issue transaction', () => post('/issue', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + Math.floor(Math.random() * 3), units: 0.0001 })],
   };
   const driveRaw = (key: CeilingKey, label = rawWork[key][0]) => drive(label, PORTS.raw, rawWork[key][1]);
   const raws = {} as Record<CeilingKey, Row>;
@@ -195,7 +199,7 @@ async function run(): Promise<void> {
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
     ['GET /Inventory/Transactions page 1', near('c25'), () => ({ path: '/api/v1/Inventory/Transactions' })],
     ['POST /Inventory/Receive', same('d'), () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (receiveSeq++ % 3), reasonCode: 1 })],
-    ['POST /Inventory/Issue, distinct items', near('d'), () => post('/api/v1/Inventory/Issue', { itemID: shortIdOf(randomPartNo(seeded)), units: 0.0001, wid: 1 + Math.floor(Math.random() * 3), reasonCode: 2 })],
+    [ISSUE_DISTINCT, near('d'), () => post('/api/v1/Inventory/Issue', { itemID: shortIdOf(randomPartNo(seeded)), units: 0.0001, wid: 1 + Math.floor(Math.random() * 3), reasonCode: 2 })],
     ['POST /Inventory/Issue, one item', near('d'), () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 })],
     [
       'mixed 80% reads / 20% writes',
@@ -222,6 +226,11 @@ async function run(): Promise<void> {
     const ceiling = ceilingOf(ref, raws, lotPage, paired);
     Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps });
     rows.push(row);
+    if (name === ISSUE_DISTINCT) {
+      // The same Issues against the raw Issue (g), driven right after: how far the database's own work for an Issue is from (d)'s.
+      const g = await driveRaw('g', `${rawWork.g[0]}, just after ${name}`);
+      rows.push({ ...row, scenario: `${name}, against the raw Issue (g)`, ceiling: `(g) just after: ${g.rps.toFixed(0)} req/s`, vsCeiling: row.rps / g.rps });
+    }
   }
   await stopProcess(raw);
   // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
@@ -492,7 +501,7 @@ async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise
  * weighted harmonic mean (the time per request adds up, not the rates).
  */
 function ceilingOf(ref: CeilingRef, raws: Record<CeilingKey, Row>, lotPage: number, paired: Row | null = null): { label: string; rps: number } {
-  const names: Record<CeilingKey, string> = { b: '(b)', c1: '(c) page 1 (250)', c25: '(c) page 1 (25)', cN: `(c) page ${lotPage} (250)`, d: '(d)' };
+  const names: Record<CeilingKey, string> = { b: '(b)', c1: '(c) page 1 (250)', c25: '(c) page 1 (25)', cN: `(c) page ${lotPage} (250)`, d: '(d)', g: '(g)' };
   const name = (key: CeilingKey) => names[key];
   if ('key' in ref && paired) return { label: `${ref.near ? '≈ ' : ''}${name(ref.key)} just before: ${paired.rps.toFixed(0)} req/s`, rps: paired.rps };
   if ('key' in ref) return { label: `${ref.near ? '≈ ' : ''}${name(ref.key)}`, rps: raws[ref.key].rps };
@@ -644,7 +653,8 @@ function render(
       "pages against a lot page of their size, Issue against Receive's transaction); the mixed scenario's is its parts' ceilings in its",
       'proportions. "× (a)" is over the bare NestJS route. (e) is the floor of this stack for a Receive: (d)\'s statements through a TypeORM',
       'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics. (f) a page of',
-      "1,000 events as GET /Events reads it. Metrics and events: the service against a second one with the setting off, alternating",
+      "1,000 events as GET /Events reads it. (g) Issue's transaction for a part of one lot, as (d)'s statements are Receive's (no target:",
+      "it tells the database's own cost of an Issue). Metrics and events: the service against a second one with the setting off, alternating",
       '(× ceiling: on over off). Webhook delivery lag: p50/p99 are the lag from the change to the receiver, req/s the deliveries a second.',
     ].join('\n'),
     '',
