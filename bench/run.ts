@@ -45,9 +45,9 @@ const WARMUP_GAIN = 1.05;
 type WarmUp = 'until steady' | 'fixed';
 if (args['buffer-pool'] !== 'fit' && args['buffer-pool'] !== 'keep') throw new Error('--buffer-pool must be fit or keep');
 const DB_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/inventory_bench';
-// BENCH_PORT moves the six ports (service, ceiling (a), ceilings (b)–(d) and (f), the second service of a setting's cost, ceiling (e), the webhook receiver) together, e.g. for a second checkout's run.
+// BENCH_PORT moves the seven ports (service, ceiling (a), ceilings (b)–(d), (f) and (g), the setting-off service of a setting's cost, ceiling (e), the webhook receiver, the setting-on service of a setting's cost) together, e.g. for a second checkout's run.
 const PORT_BASE = Number(process.env.BENCH_PORT ?? 3901);
-const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, second: PORT_BASE + 3, stack: PORT_BASE + 4, receiver: PORT_BASE + 5 };
+const PORTS = { service: PORT_BASE, nest: PORT_BASE + 1, raw: PORT_BASE + 2, second: PORT_BASE + 3, stack: PORT_BASE + 4, receiver: PORT_BASE + 5, fresh: PORT_BASE + 6 };
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Row {
@@ -358,23 +358,35 @@ async function settingCost(
   nestCeiling: Row,
   what: { offEnv: Record<string, string>; offLabel: string; onLabel: string; request: () => Record<string, unknown> },
 ): Promise<Row[]> {
+  // Two new services, the setting on and off, started together: the service of the scenarios before has run for
+  // minutes and holds what they left in its heap and caches, which a new one does not.
+  const on = await startService(PORTS.fresh);
   const off = await startService(PORTS.second, what.offEnv);
   try {
+    await waitHealthy(PORTS.fresh);
     await waitHealthy(PORTS.second);
-    const token = await getToken(PORTS.second, seeded.clientId, seeded.clientSecret);
-    const offAuth = { ...auth, authorization: `Bearer ${token}` };
+    const onAuth = { ...auth, authorization: `Bearer ${await getToken(PORTS.fresh, seeded.clientId, seeded.clientSecret)}` };
+    const offAuth = { ...auth, authorization: `Bearer ${await getToken(PORTS.second, seeded.clientId, seeded.clientSecret)}` };
     // Six rounds of 3 s: with four of 2 s, a setting that costs nothing read from 0.87 to 1.06 on this shared machine.
     const rounds = 6;
     const seconds = 3;
     // Both warmed up until steady first; then each round's own warm-up is the fixed --warmup, so that the
     // rounds of the two services stay as close together in time as they are alike.
-    await drive(`${what.onLabel}, warm-up (not counted)`, PORTS.service, what.request, auth, seconds);
+    await drive(`${what.onLabel}, warm-up (not counted)`, PORTS.fresh, what.request, onAuth, seconds);
     await drive(`${what.offLabel}, warm-up (not counted)`, PORTS.second, what.request, offAuth, seconds);
-    const on: Row[] = [];
+    const withIt: Row[] = [];
     const without: Row[] = [];
+    const roundOn = (r: number) => drive(`${what.onLabel}, round ${r + 1}`, PORTS.fresh, what.request, onAuth, seconds, CONNECTIONS, 'fixed');
+    const roundOff = (r: number) => drive(`${what.offLabel}, round ${r + 1}`, PORTS.second, what.request, offAuth, seconds, CONNECTIONS, 'fixed');
+    // On first in the even rounds, off first in the odd ones: a drift of the machine's speed falls on both alike.
     for (let r = 0; r < rounds; r++) {
-      on.push(await drive(`${what.onLabel}, round ${r + 1}`, PORTS.service, what.request, auth, seconds, CONNECTIONS, 'fixed'));
-      without.push(await drive(`${what.offLabel}, round ${r + 1}`, PORTS.second, what.request, offAuth, seconds, CONNECTIONS, 'fixed'));
+      if (r % 2 === 0) {
+        withIt.push(await roundOn(r));
+        without.push(await roundOff(r));
+      } else {
+        without.push(await roundOff(r));
+        withIt.push(await roundOn(r));
+      }
     }
     const merged = (name: string, runs: Row[]): Row => ({
       scenario: name,
@@ -385,13 +397,14 @@ async function settingCost(
       non2xx: runs.reduce((t, x) => t + x.non2xx, 0),
     });
     const offRow = merged(`${what.offLabel} (${rounds} × ${seconds} s, alternating)`, without);
-    const onRow = merged(`${what.onLabel} (${rounds} × ${seconds} s, alternating)`, on);
+    const onRow = merged(`${what.onLabel} (${rounds} × ${seconds} s, alternating)`, withIt);
     return [
       Object.assign(offRow, { vsCeiling: NaN, vsNest: offRow.rps / nestCeiling.rps }),
       Object.assign(onRow, { ceiling: 'the row above', vsCeiling: onRow.rps / offRow.rps, vsNest: onRow.rps / nestCeiling.rps }),
     ];
   } finally {
     await stopProcess(off);
+    await stopProcess(on);
   }
 }
 
@@ -654,7 +667,7 @@ function render(
       'proportions. "× (a)" is over the bare NestJS route. (e) is the floor of this stack for a Receive: (d)\'s statements through a TypeORM',
       'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics. (f) a page of',
       "1,000 events as GET /Events reads it. (g) Issue's transaction for a part of one lot, as (d)'s statements are Receive's (no target:",
-      "it tells the database's own cost of an Issue). Metrics and events: the service against a second one with the setting off, alternating",
+      "it tells the database's own cost of an Issue). Metrics and events: a new service with the setting on against a new one with it off, alternating",
       '(× ceiling: on over off). Webhook delivery lag: p50/p99 are the lag from the change to the receiver, req/s the deliveries a second.',
     ].join('\n'),
     '',

@@ -35,7 +35,7 @@ if (!(SECONDS > 0)) throw new Error('--seconds must be a number of seconds above
 const WARMUP = Number(args.warmup);
 if (!(WARMUP >= 0)) throw new Error('--warmup must be a number of seconds, 0 or more');
 const CONNECTIONS = Number(args.connections);
-// Away from `npm run bench`'s ports (3901–3906), so that both can run on one machine.
+// Away from `npm run bench`'s ports (3901–3907), so that both can run on one machine.
 const PORT = Number(process.env.BENCH_SQLITE_PORT ?? 3911);
 const log = (m: string) => process.stderr.write(`[bench:sqlite] ${m}\n`);
 
