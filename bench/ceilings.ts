@@ -191,22 +191,34 @@ class Refused extends Error {
  * Retried on deadlock and lock wait timeout like the service's TransactionRunner.
  */
 async function receive(pool: mysql.Pool, raw: string): Promise<[number, object]> {
+  const { partNo, shortID, wid, units } = stockBody(raw);
+  if (partNo !== undefined && !(Number.isInteger(partNo) && (partNo as number) > 0)) throw new Refused(400, 'partNo must be a positive integer');
+  if (partNo === undefined && typeof shortID !== 'string') throw new Refused(400, 'partNo or shortID is required');
+  const key = partNo === undefined ? { shortIdKey: caseKey(shortID as string) } : { partNo: partNo as number };
+  return retried(pool, (conn) => receiveOnce(conn, key, wid, units));
+}
+
+/** A stock operation's JSON body, its `wid` and `units` checked (units in ten-thousandths as `count`); 400 otherwise. */
+function stockBody(raw: string): { partNo?: unknown; shortID?: unknown; wid: number; units: number; count: bigint } {
   let body: { partNo?: unknown; shortID?: unknown; wid?: unknown; units?: unknown };
   try {
     body = JSON.parse(raw);
   } catch {
     throw new Refused(400, 'body is not JSON');
   }
-  const { partNo, shortID, wid, units } = body;
-  if (partNo !== undefined && !(Number.isInteger(partNo) && (partNo as number) > 0)) throw new Refused(400, 'partNo must be a positive integer');
-  if (partNo === undefined && typeof shortID !== 'string') throw new Refused(400, 'partNo or shortID is required');
+  const { wid, units } = body;
   if (!Number.isInteger(wid) || (wid as number) < 1) throw new Refused(400, 'wid must be a positive integer');
   const count = toTenThousandths(units as number);
   if (count === null || count <= 0n) throw new Refused(400, 'units must be > 0 with at most 4 decimal places');
+  return { ...body, wid: wid as number, units: units as number, count };
+}
+
+/** `once` on a pooled connection, rolled back and tried again on deadlock or lock wait timeout, like the service's TransactionRunner. */
+async function retried(pool: mysql.Pool, once: (conn: Queryable) => Promise<[number, object]>): Promise<[number, object]> {
   for (let attempt = 1; ; attempt++) {
     const conn = await pool.getConnection();
     try {
-      return await receiveOnce(conn, partNo === undefined ? { shortIdKey: caseKey(shortID as string) } : { partNo: partNo as number }, wid as number, units as number);
+      return await once(conn);
     } catch (error) {
       await conn.query('ROLLBACK').catch(() => undefined);
       const errno = (error as { errno?: number }).errno;
@@ -282,32 +294,11 @@ async function receiveOnce(conn: Queryable, key: { partNo: number } | { shortIdK
  * trip, as (d)'s; no event. 409 when the lots do not hold the units.
  */
 async function issue(pool: mysql.Pool, raw: string): Promise<[number, object]> {
-  let body: { shortID?: unknown; wid?: unknown; units?: unknown };
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    throw new Refused(400, 'body is not JSON');
-  }
-  const { shortID, wid, units } = body;
+  const { shortID, wid, units, count } = stockBody(raw);
   if (typeof shortID !== 'string') throw new Refused(400, 'shortID is required');
-  if (!Number.isInteger(wid) || (wid as number) < 1) throw new Refused(400, 'wid must be a positive integer');
-  const count = toTenThousandths(units as number);
-  if (count === null || count <= 0n) throw new Refused(400, 'units must be > 0 with at most 4 decimal places');
   const [items] = (await pool.query('SELECT partNo FROM item WHERE shortIdKey = ?', [caseKey(shortID)])) as [Array<{ partNo: number }>, unknown];
   if (!items[0]) throw new Refused(400, 'no such item');
-  for (let attempt = 1; ; attempt++) {
-    const conn = await pool.getConnection();
-    try {
-      return await issueOnce(conn, items[0].partNo, wid as number, units as number, count);
-    } catch (error) {
-      await conn.query('ROLLBACK').catch(() => undefined);
-      const errno = (error as { errno?: number }).errno;
-      if (!(errno === 1213 || errno === 1205) || attempt >= MAX_ATTEMPTS) throw error;
-      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
-    } finally {
-      conn.release();
-    }
-  }
+  return retried(pool, (conn) => issueOnce(conn, items[0].partNo, wid, units, count));
 }
 
 const LOT_COPY =

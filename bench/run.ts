@@ -111,10 +111,10 @@ async function fitBufferPool(lots: number, server: number): Promise<{ bytes: num
   if (wanted <= server) return { bytes: server, raisedFrom: null };
   await withServer(async (db) => {
     await db.query('SET GLOBAL innodb_buffer_pool_size = ?', [wanted]);
+    const [[page]] = (await db.query('SELECT @@innodb_page_size AS size')) as [Array<{ size: number }>, unknown];
     // Wait until the pool has its pages, should the resize still be going on when SET returns.
     for (let waited = 0; ; waited += 200) {
       const [rows] = (await db.query("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'")) as [Array<{ Value: string }>, unknown];
-      const [[page]] = (await db.query('SELECT @@innodb_page_size AS size')) as [Array<{ size: number }>, unknown];
       if (Number(rows[0].Value) * page.size >= wanted * 0.95) break;
       if (waited > 60_000) throw new Error(`the buffer pool did not grow to ${mb(wanted)} within a minute`);
       await new Promise((r) => setTimeout(r, 200));
@@ -128,8 +128,6 @@ async function bufferPoolKept(): Promise<{ bytes: number; raisedFrom: null }> {
   const [[row]] = (await withServer((db) => db.query('SELECT @@innodb_buffer_pool_size AS bytes'))) as [Array<{ bytes: number | string }>, unknown];
   return { bytes: Number(row.bytes), raisedFrom: null };
 }
-
-const ISSUE_DISTINCT = 'POST /Inventory/Issue, distinct items';
 
 async function run(): Promise<void> {
   log(`scale: ${LOTS} lots; ${SECONDS} s a scenario at ${CONNECTIONS} connections`);
@@ -188,7 +186,8 @@ async function run(): Promise<void> {
 
   const same = (key: CeilingKey): CeilingRef => ({ key });
   const near = (key: CeilingKey): CeilingRef => ({ key, near: true });
-  const scenarios: Array<[string, CeilingRef, () => Record<string, unknown>]> = [
+  // The fourth element: a ceiling driven right after the scenario with the same requests, compared in a second row.
+  const scenarios: Array<[string, CeilingRef, () => Record<string, unknown>, { key: CeilingKey; as: string }?]> = [
     ['GET /Item/<partNo>', same('b'), () => ({ path: `/api/v1/Item/${randomPartNo(seeded)}` })],
     ['GET /Item?key=', same('b'), () => ({ path: `/api/v1/Item?key=${shortIdOf(randomPartNo(seeded))}` })],
     ['GET /Item page 1', near('c25'), () => ({ path: '/api/v1/Item' })],
@@ -199,7 +198,13 @@ async function run(): Promise<void> {
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
     ['GET /Inventory/Transactions page 1', near('c25'), () => ({ path: '/api/v1/Inventory/Transactions' })],
     ['POST /Inventory/Receive', same('d'), () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (receiveSeq++ % 3), reasonCode: 1 })],
-    [ISSUE_DISTINCT, near('d'), () => post('/api/v1/Inventory/Issue', { itemID: shortIdOf(randomPartNo(seeded)), units: 0.0001, wid: 1 + Math.floor(Math.random() * 3), reasonCode: 2 })],
+    [
+      'POST /Inventory/Issue, distinct items',
+      near('d'),
+      () => post('/api/v1/Inventory/Issue', { itemID: shortIdOf(randomPartNo(seeded)), units: 0.0001, wid: 1 + Math.floor(Math.random() * 3), reasonCode: 2 }),
+      // How far the database's own work for an Issue is from (d)'s.
+      { key: 'g', as: 'the raw Issue (g)' },
+    ],
     ['POST /Inventory/Issue, one item', near('d'), () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 })],
     [
       'mixed 80% reads / 20% writes',
@@ -214,7 +219,7 @@ async function run(): Promise<void> {
     [`GET /Inventory page ${lotPage} (250)`, same('cN'), () => ({ path: `/api/v1/Inventory?page=${lotPage}&pageSize=250` })],
   ];
   const rows: Row[] = [];
-  for (const [name, ref, next] of scenarios) {
+  for (const [name, ref, next, after] of scenarios) {
     // The machine's load drifts over minutes: a scenario with one ceiling is compared with that ceiling driven
     // again just before it (the raw process stays up beside the service), not with the reading at the start.
     const paired = 'key' in ref ? await driveRaw(ref.key, `${rawWork[ref.key][0]}, just before ${name}`) : null;
@@ -226,10 +231,9 @@ async function run(): Promise<void> {
     const ceiling = ceilingOf(ref, raws, lotPage, paired);
     Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps });
     rows.push(row);
-    if (name === ISSUE_DISTINCT) {
-      // The same Issues against the raw Issue (g), driven right after: how far the database's own work for an Issue is from (d)'s.
-      const g = await driveRaw('g', `${rawWork.g[0]}, just after ${name}`);
-      rows.push({ ...row, scenario: `${name}, against the raw Issue (g)`, ceiling: `(g) just after: ${g.rps.toFixed(0)} req/s`, vsCeiling: row.rps / g.rps });
+    if (after) {
+      const then = await driveRaw(after.key, `${rawWork[after.key][0]}, just after ${name}`);
+      rows.push({ ...row, scenario: `${name}, against ${after.as}`, ceiling: `(${after.key}) just after: ${then.rps.toFixed(0)} req/s`, vsCeiling: row.rps / then.rps });
     }
   }
   await stopProcess(raw);
@@ -345,12 +349,13 @@ function startService(port: number, env: Record<string, string> = {}): Promise<C
 }
 
 /**
- * What a setting costs: a second service with the setting off (`offEnv`) runs
- * beside the first, on PORTS.second; after both are warmed up with `request`
- * until steady (`warmUp`), it is driven at each in turn, six rounds of 3 s each with
- * only the fixed `--warmup` before them, so that the machine's noise falls on
- * both alike. Returns the off row, then the on row,
- * whose "× ceiling" is its req/s over the off row's.
+ * What a setting costs: two new services, the setting on (PORTS.fresh) and
+ * off (`offEnv`, PORTS.second), run beside the first; after both are warmed
+ * up with `request` until steady (`warmUp`), it is driven at each in turn, six
+ * rounds of 3 s each with only the fixed `--warmup` before them, the one
+ * driven first alternating, so that the machine's noise falls on both alike.
+ * Returns the off row, then the on row, whose "× ceiling" is its req/s over
+ * the off row's.
  */
 async function settingCost(
   seeded: Seeded,
