@@ -84,6 +84,19 @@ describe(`Events (${testDatabaseKind()})`, () => {
     expect(disc.discontinued).toBe(true);
   });
 
+  it("keeps an event's text as it was sent: quotes, backslashes and text beyond ASCII", async () => {
+    // The text SQL escapes: on MySQL/MariaDB an event's JSON goes into its INSERT through the service's own escaping (jsonParameter).
+    const tricky = `O'Brien "10\\" pipe" \\' '' \\\\ \\n \\u0000 %_ ; -- é ü 😀 \u2028`;
+    const from = await lastSeq(t);
+    const item = await givenItem(t, admin.bearer, { description: tricky });
+    const received = await receive(t, admin.bearer, { itemID: item.shortID, units: 1, reference: tricky }).expect(201);
+    const [created, rec] = (await eventsAfter(t, admin.bearer, from)).map((e) => e.data);
+    expect(item.description).toBe(tricky);
+    expect(created).toEqual(item);
+    expect(rec).toEqual(stockData(received.body, item.shortID, item.partNo, [level(1, 1)], 1, tricky));
+    expect((rec as { lot: { description: string } }).lot.description).toBe(tricky);
+  });
+
   it('records nothing for a change that did not happen: a repeated DELETE, a PUT that changes nothing', async () => {
     const item = await givenItem(t, admin.bearer);
     await request(t.http).delete(`/api/v1/Item/${item.shortID}`).set('Authorization', admin.bearer).expect(200);

@@ -181,7 +181,7 @@ export class ItemsService {
       await this.tx.run(async (m) => {
         await m.insert(Item, item);
         await addCounts(m, [{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
-        await this.outbox.record(m, { type: 'item.created', data: toItemResponse(item) });
+        await this.outbox.record(m, { type: 'item.created', json: JSON.stringify(toItemResponse(item)) });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
@@ -214,7 +214,7 @@ export class ItemsService {
           } else await m.update(Item, { partNo: item.partNo }, set);
         }
         const row = await m.findOneByOrFail(Item, { partNo: item.partNo });
-        await this.outbox.record(m, { type, data: toItemResponse(row) });
+        await this.outbox.record(m, { type, json: JSON.stringify(toItemResponse(row)) });
         return row;
       });
       Object.assign(item, after);

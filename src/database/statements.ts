@@ -150,11 +150,38 @@ export interface Statement {
 }
 
 /**
+ * A parameter already written as SQL: mysql2 puts parameters into the
+ * statement's text through its escaper, which uses the object's own
+ * `toSqlString` instead (see `jsonParameter`).
+ */
+export interface SqlLiteral {
+  toSqlString(): string;
+}
+
+/** A row to insert: each property its column's value, or (MySQL/MariaDB only) a `SqlLiteral`. */
+export type Inserted<T> = { [K in keyof T]?: T[K] | SqlLiteral };
+
+/**
+ * The output of JSON.stringify as a statement parameter. On MySQL/MariaDB,
+ * mysql2's escaper walks the text character by character and escapes every
+ * `"` of it: 3.6 µs for an event's 500 bytes. JSON.stringify's output holds no
+ * control character and no NUL (it writes them as \uXXXX), so a backslash and
+ * a single quote are all that need escaping: 0.1 µs. Backslash escapes, as
+ * mysql2's own escaper writes them (the server's default; mysql2 does not
+ * follow a session's NO_BACKSLASH_ESCAPES either). SQLite binds its
+ * parameters and gets the text as it is.
+ */
+export function jsonParameter(m: EntityManager, json: string): string | SqlLiteral {
+  if (m.connection.options.type !== 'mysql') return json;
+  return { toSqlString: () => `'${json.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'` };
+}
+
+/**
  * The rows of an entity as one INSERT: the columns are those the first row
  * gives a value (every row gives the same), each value stored as the driver
  * stores it (`columnValue`).
  */
-export function insertStatement<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Statement {
+export function insertStatement<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Inserted<T>>): Statement {
   const metadata = m.connection.getMetadata(entity);
   const driver = m.connection.driver;
   const columns = metadata.columns.filter((c) => !c.isGenerated && c.asExpression === undefined && values[0][c.propertyName as keyof T] !== undefined);

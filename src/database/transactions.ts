@@ -76,7 +76,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    * would pay; so it is enabled only while some unit runs (`running` > 0) and
    * disabled again when the last one ends: reads between writes run without it.
    */
-  private readonly units = new AsyncLocalStorage<Unit>();
+  private readonly units = new AsyncLocalStorage<Unit | undefined>();
   /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
   private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
   private running = 0;
@@ -278,7 +278,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     if (!steps) return;
     this.afterCommits.delete(m);
     for (const step of steps) {
-      this.units.exit(() => {
+      // run(undefined), not exit(): with this the only AsyncLocalStorage, exit() turns the promise hooks of the
+      // whole process off and on again around each step.
+      this.units.run(undefined, () => {
         try {
           step();
         } catch {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/config.js';
-import { insertStatement, later } from '../database/statements.js';
+import { insertStatement, jsonParameter, later } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { OutboxEvent } from './events.entities.js';
 import { EventSequencer } from './sequencer.js';
@@ -22,10 +22,11 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** A change as its service describes it: the type, the body's `data`, and for a stock change the warehouses it touched. */
+/** A change as its service describes it: the type, the body's `data` as JSON text, and for a stock change the warehouses it touched. */
 export interface DomainEvent {
   type: EventType;
-  data: object;
+  /** JSON.stringify's output (a stock change writes its own from the answer and the rest: stock-events.ts). */
+  json: string;
   /** The warehouse of a stock change, and a Move's destination when it is another; none for an item change. */
   wid?: number;
   toWid?: number;
@@ -74,7 +75,7 @@ export class EventOutbox {
       occurred: new Date(),
       wid: event.wid ?? null,
       toWid: event.toWid ?? null,
-      data: JSON.stringify(event.data),
+      data: jsonParameter(m, event.json),
     }]));
   }
 }
