@@ -48,7 +48,8 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
     poolSize: 10,
     connectTimeout: 5000,
     // A transaction's held-back writes go with its COMMIT as one query (statements.ts `later`). Every
-    // statement of the service is parameterised (`?`, escaped by mysql2), never assembled from input.
+    // statement of the service is parameterised (`?`, escaped by mysql2, or for an event's JSON text by
+    // statements.ts `jsonParameter`), never assembled from input.
     multipleStatements: true,
   };
 }
