@@ -18,8 +18,11 @@ import { seed, type Seeded, seededBefore } from './seed.js';
  * Seeds 20,000 lots first, like `npm run bench -- --lots 20000`.
  *
  * Scenarios: `point` (GET /Item/<partNo>), `receive` (POST /Inventory/Receive),
- * `lots` (GET /Inventory page 1 of 250), and the ceilings of the same work
- * from ceilings.ts: `raw-point` (b), `raw-receive` (d), `nest` (a).
+ * `issue` (POST /Inventory/Issue of 0.0001 on distinct items), `lots` (GET
+ * /Inventory page 1 of 250); a setting's cost: `point-no-metrics`
+ * (METRICS_ENABLED=false), `receive-no-events` (EVENTS_ENABLED=false); and the
+ * ceilings of the same work from ceilings.ts: `raw-point` (b), `raw-receive`
+ * (d), `raw-issue` (g), `nest` (a).
  * Needs valgrind (Debian's package `valgrind`).
  */
 const { values: args } = parseArgs({
@@ -43,6 +46,8 @@ interface Scenario {
   argv: string[];
   auth: boolean;
   send: Send;
+  /** Variables set for the process besides the common ones (a setting off). */
+  env?: Record<string, string>;
 }
 
 function scenarios(s: Seeded): Record<string, Scenario> {
@@ -57,8 +62,28 @@ function scenarios(s: Seeded): Record<string, Scenario> {
       auth: true,
       send: (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) }),
     },
+    'point-no-metrics': { what: 'GET /Item/<partNo>, METRICS_ENABLED=false', argv: service, auth: true, env: { METRICS_ENABLED: 'false' }, send: (k) => ({ path: `/api/v1/Item/${partNo(k)}` }) },
+    'receive-no-events': {
+      what: 'POST /Inventory/Receive, EVENTS_ENABLED=false',
+      argv: service,
+      auth: true,
+      env: { EVENTS_ENABLED: 'false' },
+      send: (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) }),
+    },
+    issue: {
+      what: 'POST /Inventory/Issue, distinct items',
+      argv: service,
+      auth: true,
+      send: (k) => ({ path: '/api/v1/Inventory/Issue', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 0.0001, wid: 1 + (k % 3), reasonCode: 2 }) }),
+    },
     lots: { what: 'GET /Inventory page 1 (250)', argv: service, auth: true, send: () => ({ path: '/api/v1/Inventory?page=1&pageSize=250' }) },
     'raw-point': { what: "ceiling (b): node:http + mysql2, GET /Item/<partNo>'s point query", argv: raw, auth: false, send: (k) => ({ path: `/item/${partNo(k)}` }) },
+    'raw-issue': {
+      what: "ceiling (g): node:http + mysql2, Issue's transaction",
+      argv: raw,
+      auth: false,
+      send: (k) => ({ path: '/issue', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 0.0001 }) }),
+    },
     'raw-receive': {
       what: "ceiling (d): node:http + mysql2, Receive's transaction",
       argv: raw,
@@ -100,7 +125,7 @@ async function waitListening(child: ChildProcess): Promise<void> {
 async function measure(s: Seeded, name: string, scenario: Scenario): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-'));
   const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'out')}`, process.execPath, ...scenario.argv], {
-    env: { ...process.env, DATABASE_URL: DB_URL, PORT: String(PORT), LOG_LEVEL: 'info', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '10000000' },
+    env: { ...process.env, DATABASE_URL: DB_URL, PORT: String(PORT), LOG_LEVEL: 'info', NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '10000000', ...scenario.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -139,7 +164,7 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   for (const name of names) {
     const perRequest = await measure(s, name, all[name]);
-    const line = `${all[name].what}: ${(perRequest / 1e6).toFixed(2)} M instructions a request (${REQUESTS} requests, ${CONCURRENCY} at a time)`;
+    const line = `${all[name].what}: ${(perRequest / 1e6).toFixed(3)} M instructions a request (${REQUESTS} requests, ${CONCURRENCY} at a time)`;
     log(line);
     lines.push(line);
   }
