@@ -236,6 +236,18 @@ async function run(): Promise<void> {
       rows.push({ ...row, scenario: `${name}, against ${after.as}`, ceiling: `(${after.key}) just after: ${then.rps.toFixed(0)} req/s`, vsCeiling: row.rps / then.rps });
     }
   }
+  // Issues of one item with 200 in flight at once, as the target words it (the row above has --connections):
+  // they queue on the item's stock row and for the pool's connections; each takes one unit, the stock checked after the run.
+  const hot200 = await driveRaw('d', `${rawWork.d[0]}, just before POST /Inventory/Issue, one item, 200 connections`);
+  const hotRow = await drive(
+    'POST /Inventory/Issue, one item, 200 connections',
+    PORTS.service,
+    () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 }),
+    auth,
+    SECONDS,
+    200,
+  );
+  rows.push(Object.assign(hotRow, { ceiling: `≈ (d) just before: ${hot200.rps.toFixed(0)} req/s`, vsCeiling: hotRow.rps / hot200.rps, vsNest: hotRow.rps / nestCeiling.rps }));
   await stopProcess(raw);
   // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
   const receiveRow = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
