@@ -54,22 +54,13 @@ function scenarios(s: Seeded): Record<string, Scenario> {
   const partNo = (k: number) => 1 + ((k * 7919) % s.items);
   const service = [...prodNodeFlags(), 'dist/src/main.js'];
   const raw = ['dist/bench/ceilings.js', 'raw', String(PORT), DB_URL];
+  const pointRead: Send = (k) => ({ path: `/api/v1/Item/${partNo(k)}` });
+  const receive: Send = (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) });
   return {
-    point: { what: 'GET /Item/<partNo>', argv: service, auth: true, send: (k) => ({ path: `/api/v1/Item/${partNo(k)}` }) },
-    receive: {
-      what: 'POST /Inventory/Receive',
-      argv: service,
-      auth: true,
-      send: (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) }),
-    },
-    'point-no-metrics': { what: 'GET /Item/<partNo>, METRICS_ENABLED=false', argv: service, auth: true, env: { METRICS_ENABLED: 'false' }, send: (k) => ({ path: `/api/v1/Item/${partNo(k)}` }) },
-    'receive-no-events': {
-      what: 'POST /Inventory/Receive, EVENTS_ENABLED=false',
-      argv: service,
-      auth: true,
-      env: { EVENTS_ENABLED: 'false' },
-      send: (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) }),
-    },
+    point: { what: 'GET /Item/<partNo>', argv: service, auth: true, send: pointRead },
+    receive: { what: 'POST /Inventory/Receive', argv: service, auth: true, send: receive },
+    'point-no-metrics': { what: 'GET /Item/<partNo>, METRICS_ENABLED=false', argv: service, auth: true, env: { METRICS_ENABLED: 'false' }, send: pointRead },
+    'receive-no-events': { what: 'POST /Inventory/Receive, EVENTS_ENABLED=false', argv: service, auth: true, env: { EVENTS_ENABLED: 'false' }, send: receive },
     issue: {
       what: 'POST /Inventory/Issue, distinct items',
       argv: service,

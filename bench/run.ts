@@ -184,6 +184,7 @@ async function run(): Promise<void> {
   const before = await fetch(`http://127.0.0.1:${PORTS.service}/api/v1/Inventory?page=${Math.max(lotPage - 1, 1)}&pageSize=250`, { headers: auth });
   const deepByCursor = /<([^>]+)>; rel="next"/.exec(before.headers.get('link') ?? '')?.[1] ?? `/api/v1/Inventory?page=${lotPage}&pageSize=250`;
 
+  const hotIssue = () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 });
   const same = (key: CeilingKey): CeilingRef => ({ key });
   const near = (key: CeilingKey): CeilingRef => ({ key, near: true });
   // The fourth element: a ceiling driven right after the scenario with the same requests, compared in a second row.
@@ -205,7 +206,7 @@ async function run(): Promise<void> {
       // How far the database's own work for an Issue is from (d)'s.
       { key: 'g', as: 'the raw Issue (g)' },
     ],
-    ['POST /Inventory/Issue, one item', near('d'), () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 })],
+    ['POST /Inventory/Issue, one item', near('d'), hotIssue],
     [
       'mixed 80% reads / 20% writes',
       { blend: [[0.4, 'b'], [0.4, 'c25', true], [0.2, 'd']] },
@@ -239,14 +240,7 @@ async function run(): Promise<void> {
   // Issues of one item with 200 in flight at once, as the target words it (the row above has --connections):
   // they queue on the item's stock row and for the pool's connections; each takes one unit, the stock checked after the run.
   const hot200 = await driveRaw('d', `${rawWork.d[0]}, just before POST /Inventory/Issue, one item, 200 connections`);
-  const hotRow = await drive(
-    'POST /Inventory/Issue, one item, 200 connections',
-    PORTS.service,
-    () => post('/api/v1/Inventory/Issue', { itemID: seeded.hotItem, units: 1, wid: 1, reasonCode: 2 }),
-    auth,
-    SECONDS,
-    200,
-  );
+  const hotRow = await drive('POST /Inventory/Issue, one item, 200 connections', PORTS.service, hotIssue, auth, SECONDS, 200);
   rows.push(Object.assign(hotRow, { ceiling: `≈ (d) just before: ${hot200.rps.toFixed(0)} req/s`, vsCeiling: hotRow.rps / hot200.rps, vsNest: hotRow.rps / nestCeiling.rps }));
   await stopProcess(raw);
   // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
@@ -387,9 +381,15 @@ async function settingCost(
   for (let pair = 0; pair < pairs; pair++) {
     // New services: the service of the scenarios before has run for minutes and holds what they left in its
     // heap and caches, which a new one does not.
-    const startOn = () => startService(PORTS.fresh);
-    const startOff = () => startService(PORTS.second, what.offEnv);
-    const [on, off] = pair % 2 === 0 ? [await startOn(), await startOff()] : [await startOff(), await startOn()].reverse();
+    let on: ChildProcess;
+    let off: ChildProcess;
+    if (pair % 2 === 0) {
+      on = await startService(PORTS.fresh);
+      off = await startService(PORTS.second, what.offEnv);
+    } else {
+      off = await startService(PORTS.second, what.offEnv);
+      on = await startService(PORTS.fresh);
+    }
     try {
       await waitHealthy(PORTS.fresh);
       await waitHealthy(PORTS.second);
