@@ -120,6 +120,10 @@ describe(`Count (${testDatabaseKind()})`, () => {
       const res = await count(t, admin.bearer, body);
       expect({ body, status: res.status, fields: Object.keys(res.body.details ?? {}) }).toEqual({ body, status: 400, fields: [field] });
     }
+    // EXTENSIONS "Count": counted is ≥ 0, and the message says so in those terms.
+    expect((await count(t, admin.bearer, { itemID: shortID, counted: -1 })).body.details).toEqual({ counted: ['counted must not be less than 0'] });
+    expect((await count(t, admin.bearer, { itemID: shortID, counted: 1, expected: -0.0001 })).body.details).toEqual({ expected: ['expected must not be less than 0'] });
+    await count(t, admin.bearer, { itemID: shortID, counted: 0, expected: 0 }).expect(200);
     const scoped = await givenClient(t, { warehouses: [1] });
     expect((await count(t, scoped.bearer, { itemID: shortID, counted: 1, wid: 2 })).body.message).toBe("Warehouse is outside the client's authorized scope.");
   });

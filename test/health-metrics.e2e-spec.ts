@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Readiness } from '../src/health/readiness.js';
@@ -78,14 +80,25 @@ describe(`health, readiness and metrics (${testDatabaseKind()})`, () => {
     expect(value(after, 'http_requests_total', { route: '/api/v1/Inventory/Issue', status: '409' })).toBe(1);
   });
 
-  it('answers 503 on /health/ready while draining, naming it; /health/live stays 200', async () => {
-    const other = await startTestApp();
+  it('answers 503 on /health/ready while draining, naming it, logged at warn without a stack; /health/live stays 200', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const other = await startTestApp({ logger: pino({ level: 'debug' }, sink) });
     try {
       other.app.get(Readiness).drain();
       const ready = await request(other.http).get('/health/ready');
       expect(ready.status).toBe(503);
       expect(ready.body).toEqual({ statusCode: 503, error: 'service_unavailable', message: 'Not ready: instance draining.', details: null });
       expect((await request(other.http).get('/health/live')).status).toBe(200);
+      // DECISIONS "Errors": an expected refusal (a 503 while draining) is logged at most at warn, without a stack trace.
+      const about = lines.filter((line) => line.reqId === ready.headers['x-request-id']);
+      expect(about.length).toBeGreaterThan(0);
+      expect(about.filter((line) => (line.level as number) > 40 || JSON.stringify(line).includes('"stack"'))).toEqual([]);
     } finally {
       await other.close();
     }

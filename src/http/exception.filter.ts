@@ -27,7 +27,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     const { body, headers } = this.toResponse(exception, req);
-    if (body.statusCode >= 500) {
+    if (exception instanceof DomainError && body.statusCode === 503) {
+      // An expected refusal (DECISIONS "Errors"): draining, or a database the service knows is gone. Named, no stack.
+      this.logger.log.warn({ reqId: req.context?.id, error: body.error, message: body.message }, 'service unavailable');
+    } else if (body.statusCode >= 500) {
       this.logger.log.error({ reqId: req.context?.id, err: exception }, 'unexpected error');
     }
     if (res.headersSent) {

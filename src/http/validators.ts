@@ -20,9 +20,10 @@ export function IsInt32(min = 0, max = 2_147_483_647) {
 
 /**
  * A DECIMAL(18,4) value given as a JSON number (DECISIONS "General"): finite,
- * at most 4 decimal places, within the column, and above `greaterThan` if given.
+ * at most 4 decimal places, within the column, above `greaterThan` and at
+ * least `min` if given.
  */
-export function IsDecimal4(options: { greaterThan?: number; max?: number } = {}, validation?: ValidationOptions) {
+export function IsDecimal4(options: { greaterThan?: number; min?: number; max?: number } = {}, validation?: ValidationOptions) {
   const max = options.max ?? DECIMAL_MAX;
   return ValidateBy(
     {
@@ -32,12 +33,14 @@ export function IsDecimal4(options: { greaterThan?: number; max?: number } = {},
           typeof value === 'number' &&
           toTenThousandths(value) !== null &&
           value <= max &&
-          (options.greaterThan === undefined || value > options.greaterThan),
+          (options.greaterThan === undefined || value > options.greaterThan) &&
+          (options.min === undefined || value >= options.min),
         defaultMessage: (args) => {
           const value = args?.value;
           if (typeof value !== 'number' || !Number.isFinite(value)) return `${args?.property} must be a number`;
           if (toTenThousandths(value) === null && Math.abs(value) <= DECIMAL_MAX) return `${args?.property} must have at most 4 decimal places`;
           if (options.greaterThan !== undefined && value <= options.greaterThan) return `${args?.property} must be greater than ${options.greaterThan}`;
+          if (options.min !== undefined && value < options.min) return `${args?.property} must not be less than ${options.min}`;
           return `${args?.property} must be at most ${max}`;
         },
       },

@@ -29,9 +29,9 @@ export class ReceiveDto extends InventoryWriteDto {
   @ApiProperty() @IsInt32() reasonCode: number;
   @ApiPropertyOptional({ description: 'Bin/location' }) @IsOptional() @IsIdentifier(64) spot?: string;
   @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
-  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) netWeight?: number;
-  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) grossWeight?: number;
-  @ApiPropertyOptional({ description: 'Unit cost' }) @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) price?: number;
+  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ min: 0 }) netWeight?: number;
+  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ min: 0 }) grossWeight?: number;
+  @ApiPropertyOptional({ description: 'Unit cost' }) @IsOptional() @IsDecimal4({ min: 0 }) price?: number;
 
   @ApiPropertyOptional({ type: String, format: 'date-time' })
   @IsOptional()
@@ -57,7 +57,7 @@ export class IssueDto extends InventoryWriteDto {
   @ApiProperty() @IsInt32() reasonCode: number;
   @ApiPropertyOptional({ description: 'Bin to issue from' }) @IsOptional() @IsIdentifier(64) spot?: string;
   @ApiPropertyOptional() @IsOptional() @IsText(255) remark?: string;
-  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ greaterThan: -1e-9 }) netWeight?: number;
+  @ApiPropertyOptional() @IsOptional() @IsDecimal4({ min: 0 }) netWeight?: number;
   @ApiPropertyOptional({ description: 'Destination customer ID' }) @IsOptional() @IsInt32() shipto?: number;
   @ApiPropertyOptional({ description: 'Production/assembly ID' }) @IsOptional() @IsText(64) prodID?: string;
   @ApiPropertyOptional({ description: 'A specific lot to issue from' }) @IsOptional() @IsInt32(1) recno?: number;
@@ -80,12 +80,12 @@ export class HoldDto extends InventoryWriteDto {
 /** POST /Inventory/Count: the in-stock units of the matching lots (held ones included) become `counted`. */
 export class CountDto extends InventoryWriteDto {
   @ApiProperty({ description: 'Units counted; ≥ 0, at most 4 decimal places' })
-  @IsDecimal4({ greaterThan: -1e-9 })
+  @IsDecimal4({ min: 0 })
   counted: number;
 
   @ApiPropertyOptional({ description: 'Compare-and-set: the units the client believes are on hand; if they differ now, 409 and nothing changes' })
   @IsOptional()
-  @IsDecimal4({ greaterThan: -1e-9 })
+  @IsDecimal4({ min: 0 })
   expected?: number;
 
   @ApiProperty() @IsInt32() reasonCode: number;
