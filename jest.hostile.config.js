@@ -21,7 +21,7 @@ module.exports = {
       ...base,
       displayName: 'hostile:sqlite',
       setupFiles: ['<rootDir>/test/setup/sqlite.ts'],
-      testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser', 'category-stream', 'concurrent-start'].map(spec),
+      testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser', 'category-stream', 'concurrent-start', 'slow-clients'].map(spec),
     },
     {
       ...base,

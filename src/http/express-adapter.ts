@@ -31,9 +31,32 @@ export class ServiceExpressAdapter extends ExpressAdapter {
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
     const app = this.getInstance<Express>();
     const { ServiceRequest, ServiceResponse } = bornWithExpressPrototypes(app);
-    this.httpServer = createServer({ IncomingMessage: ServiceRequest, ServerResponse: ServiceResponse }, app);
+    this.httpServer = createServer({ IncomingMessage: ServiceRequest, ServerResponse: ServiceResponse, ...CONNECTION_TIMES }, app);
   }
 }
+
+/**
+ * How long the server waits on a client (node:http's options).
+ * - DECISIONS "Errors": a request whose headers and body have not all arrived
+ *   within 30 s is answered 408 `request_timeout` (client-errors.ts writes it)
+ *   and closed, so slow clients hold no connection for minutes (Node's own
+ *   default is 300 s). Node looks for such requests every second, so the
+ *   answer comes between 30 and 31 s.
+ * - An idle kept-alive connection stays open 65 s, as `Keep-Alive: timeout=65`
+ *   tells the client. With Node's 5 s a busy client (or one whose timers ran
+ *   late) could send its next request just as the service closed the
+ *   connection, and that request failed before any byte of an answer
+ *   ("other side closed"). 65 s is longer than the few seconds clients keep
+ *   an idle connection and than the 60 s load balancers commonly do, so the
+ *   client, not the service, ends an idle connection. An idle connection
+ *   holds no request: the 30 s limit starts with the next request's first byte.
+ */
+export const CONNECTION_TIMES = {
+  requestTimeout: 30_000,
+  headersTimeout: 30_000,
+  connectionsCheckingInterval: 1_000,
+  keepAliveTimeout: 65_000,
+} as const;
 
 /**
  * The request and response classes for `app`: `ServiceRequest.prototype`
