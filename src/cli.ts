@@ -18,8 +18,11 @@ import { checkLedger } from './inventory/ledger-check.js';
 
 /**
  * Admin CLI: `npm run --silent cli -- <command> [flags]`. The same modules as
- * the service, without HTTP. Success: one JSON object on stdout. Bad input: one
- * line on stderr and exit 1, nothing written.
+ * the service, without HTTP. Success: one JSON object on stdout. Errors read
+ * one way, on stderr, nothing written: a command line it cannot take (an
+ * unknown command, a missing or unknown flag) is `error: …` and a `usage: …`
+ * line, exit 2; input the command refuses is `error: …` alone, exit 1.
+ * `--help` alone lists every command; after a command, shows its usage.
  */
 @Module({})
 class CliModule {
@@ -38,6 +41,8 @@ interface Services {
 const str = { type: 'string' } as const;
 
 interface Command {
+  /** The command's flags as its usage line shows them. */
+  usage: string;
   flags: Flags;
   required: string[];
   run: (services: Services, v: Record<string, string | boolean>) => Promise<object>;
@@ -47,80 +52,85 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   'warehouse:create': {
+    usage: '--id 2 --name "North"',
     flags: { id: str, name: str },
     required: ['id', 'name'],
     run: ({ admin: a }, v) => a.createWarehouse(/^\d+$/.test(String(v.id)) ? Number(v.id) : Number.NaN, String(v.name)),
   },
   'group:create': {
+    usage: '--name pickers --permissions 11,15,88',
     flags: { name: str, permissions: str },
     required: ['name', 'permissions'],
     run: ({ admin: a }, v) => a.createGroup(String(v.name), String(v.permissions)),
   },
   'client:create': {
+    usage: '--name erp --group pickers --warehouses 1,2 [--read-only]',
     flags: { name: str, group: str, warehouses: str, 'read-only': { type: 'boolean' } },
     required: ['name', 'group', 'warehouses'],
     run: ({ admin: a }, v) => a.createClient({ name: String(v.name), group: String(v.group), warehouses: String(v.warehouses), readOnly: v['read-only'] === true }),
   },
-  'client:list': { flags: {}, required: [], run: ({ admin: a }) => a.listClients() },
-  'client:disable': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), true) },
-  'client:enable': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), false) },
-  'client:rotate-secret': { flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.rotateSecret(String(v['client-id'])) },
+  'client:list': { usage: '', flags: {}, required: [], run: ({ admin: a }) => a.listClients() },
+  'client:disable': { usage: '--client-id X', flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), true) },
+  'client:enable': { usage: '--client-id X', flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.setDisabled(String(v['client-id']), false) },
+  'client:rotate-secret': { usage: '--client-id X', flags: { 'client-id': str }, required: ['client-id'], run: ({ admin: a }, v) => a.rotateSecret(String(v['client-id'])) },
   'alias:create': {
+    usage: '--short-id ABC-1 --alias CUST-9',
     flags: { 'short-id': str, alias: str },
     required: ['short-id', 'alias'],
     run: ({ items }, v) => items.createAlias(String(v['short-id']), String(v.alias)),
   },
   'webhook:create': {
+    usage: '--client-id X --url https://erp.example.com/hooks [--types stock.*,item.created]',
     flags: { 'client-id': str, url: str, types: str },
     required: ['client-id', 'url'],
     run: ({ webhooks }, v) => webhooks.create({ clientId: String(v['client-id']), url: String(v.url), types: v.types === undefined ? undefined : String(v.types) }),
   },
-  'webhook:list': { flags: { 'client-id': str }, required: [], run: ({ webhooks }, v) => webhooks.list(v['client-id'] === undefined ? undefined : String(v['client-id'])) },
-  'webhook:delete': { flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.delete(String(v.id)) },
-  'webhook:deliveries': { flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.deliveries(String(v.id)) },
+  'webhook:list': { usage: '[--client-id X]', flags: { 'client-id': str }, required: [], run: ({ webhooks }, v) => webhooks.list(v['client-id'] === undefined ? undefined : String(v['client-id'])) },
+  'webhook:delete': { usage: '--id N', flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.delete(String(v.id)) },
+  'webhook:deliveries': { usage: '--id N', flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.deliveries(String(v.id)) },
   // The stock invariant on DATABASE_URL (see ledger-check.ts); exit 1 on any mismatch.
-  'ledger:check': { flags: {}, required: [], run: ({ dataSource }) => checkLedger(dataSource), status: (report) => ((report as { ok: boolean }).ok ? 0 : 1) },
+  'ledger:check': { usage: '', flags: {}, required: [], run: ({ dataSource }) => checkLedger(dataSource), status: (report) => ((report as { ok: boolean }).ok ? 0 : 1) },
 };
 
-const USAGE = `usage: npm run --silent cli -- <command> [flags]
-  warehouse:create --id 2 --name "North"
-  group:create --name pickers --permissions 11,15,88
-  client:create --name erp --group pickers --warehouses 1,2 [--read-only]
-  client:list
-  client:disable --client-id X
-  client:enable --client-id X
-  client:rotate-secret --client-id X
-  alias:create --short-id ABC-1 --alias CUST-9
-  webhook:create --client-id X --url https://erp.example.com/hooks [--types stock.*,item.created]
-  webhook:list [--client-id X]
-  webhook:delete --id N
-  webhook:deliveries --id N
-  ledger:check`;
+const PREFIX = 'npm run --silent cli --';
+
+/** One command's usage line. */
+const usageOf = (name: string): string => `${PREFIX} ${name}${COMMANDS[name].usage ? ` ${COMMANDS[name].usage}` : ''}`;
+
+const USAGE = `usage: ${PREFIX} <command> [flags]   (a command's own usage: <command> --help)\n${Object.keys(COMMANDS)
+  .map((name) => `  ${name}${COMMANDS[name].usage ? ` ${COMMANDS[name].usage}` : ''}`)
+  .join('\n')}`;
+
+/**
+ * A refusal of the command line, on stderr, exit 2: `error: …`, then the
+ * command's usage line (or, without a command, the commands there are).
+ */
+function refuse(message: string, name?: string): number {
+  const usage = name ? usageOf(name) : `${PREFIX} <command> [flags]; commands: ${Object.keys(COMMANDS).join(', ')}; --help shows their flags`;
+  process.stderr.write(`error: ${message}\nusage: ${usage}\n`);
+  return 2;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === '--help' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    const known = Object.keys(COMMANDS).join(', ');
-    process.stderr.write(`error: ${name ? `unknown command "${name}"` : 'no command given'} (commands: ${known}; --help for usage)\n`);
-    return 2;
+  const command = name && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) return refuse(name ? `unknown command "${name}"` : 'no command given');
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`usage: ${usageOf(name)}\n`);
+    return 0;
   }
   let values: Record<string, string | boolean>;
   try {
     values = parseArgs({ args: rest, options: command.flags, strict: true, allowPositionals: false }).values as Record<string, string | boolean>;
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message.split('\n')[0]}\n`);
-    return 2;
+    return refuse((error as Error).message.split('\n')[0], name);
   }
   const missing = command.required.filter((f) => values[f] === undefined);
-  if (missing.length) {
-    process.stderr.write(`error: ${name} needs ${missing.map((f) => `--${f}`).join(', ')}\n`);
-    return 2;
-  }
+  if (missing.length) return refuse(`${name} needs ${missing.map((f) => `--${f}`).join(', ')}`, name);
   loadDotEnv();
   const config = loadConfig();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });

@@ -16,6 +16,7 @@ export function setupOpenApi(app: INestApplication): void {
     .setTitle('Inventory and Item Catalog API')
     .setDescription('Item catalog, lots, stock levels and inventory transactions for ERP connectors.')
     .setVersion('v1')
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     // Relative: the service that serves this document (paths carry the /api/v1 prefix; /health is outside it).
     .addServer('/', 'The service serving this document')
     .addTag('Token', 'OAuth 2.0 client credentials: bearer tokens for every other /api/v1 route')

@@ -26,14 +26,26 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) as Record<string, unknown> };
   }
 
-  /** Bad input: exit non-zero, one line on stderr, nothing on stdout, nothing written. */
-  async function expectRefused(args: string[], message: RegExp) {
+  /**
+   * Bad input: exit non-zero, `error: …` on stderr, nothing on stdout, nothing written. A command
+   * line it cannot take (exit 2) is followed by one `usage: …` line (`usage`); input the command
+   * itself refuses (exit 1) is the error line alone.
+   */
+  async function expectRefused(args: string[], message: RegExp, usage?: RegExp) {
     const before = await counts();
     const r = cli(...args);
-    expect(r.status).not.toBe(0);
+    const lines = r.stderr.trim().split('\n');
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(message);
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines[0]).toMatch(message);
+    if (usage) {
+      expect(r.status).toBe(2);
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toMatch(usage);
+    } else {
+      expect(r.status).toBe(1);
+      expect(lines).toHaveLength(1);
+    }
     expect(await counts()).toEqual(before);
   }
 
@@ -53,7 +65,8 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     await expectRefused(['warehouse:create', '--id', '3', '--name', 'NORTH'], /already exists/);
     await expectRefused(['warehouse:create', '--id', 'two', '--name', 'South'], /--id must be a whole number/);
     await expectRefused(['warehouse:create', '--id', '0', '--name', 'South'], /--id must be a whole number/);
-    await expectRefused(['warehouse:create', '--name', 'South'], /needs --id/);
+    await expectRefused(['warehouse:create', '--name', 'South'], /needs --id/, /^usage: npm run --silent cli -- warehouse:create --id 2 --name "North"$/);
+    await expectRefused(['warehouse:create', '--id', '3', '--name', 'South', '--colour', 'red'], /Unknown option '--colour'/, /^usage: npm run --silent cli -- warehouse:create /);
   });
 
   it('group:create creates a group with its SecurityIDs', () => {
@@ -95,7 +108,7 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     await expectRefused(['client:create', '--name', 'x1', '--group', 'nobody', '--warehouses', '1'], /unknown group "nobody"/);
     await expectRefused(['client:create', '--name', 'x2', '--group', 'pickers', '--warehouses', '1,9'], /unknown warehouse 9/);
     await expectRefused(['client:create', '--name', 'ERP', '--group', 'pickers', '--warehouses', '1'], /already exists/);
-    await expectRefused(['client:create', '--name', 'x3', '--group', 'pickers', '--warehouses', '1', '--bogus'], /error: /);
+    await expectRefused(['client:create', '--name', 'x3', '--group', 'pickers', '--warehouses', '1', '--bogus'], /Unknown option '--bogus'/, /^usage: npm run --silent cli -- client:create --name erp --group pickers --warehouses 1,2 \[--read-only\]$/);
   });
 
   it('client:disable and client:enable switch a client off and on', async () => {
@@ -183,18 +196,24 @@ describe(`admin CLI (${testDatabaseKind()})`, () => {
     await expectRefused(['alias:create', '--short-id', 'ABC-1', '--alias', 'cust-9'], /alias "cust-9" already exists/);
     await expectRefused(['alias:create', '--short-id', 'NOPE', '--alias', 'CUST-10'], /No item with shortID "NOPE"/);
     await expectRefused(['alias:create', '--short-id', 'ABC-1', '--alias', 'a/b'], /alias must not contain \/, \? or #/);
-    await expectRefused(['alias:create', '--short-id', 'ABC-1'], /needs --alias/);
+    await expectRefused(['alias:create', '--short-id', 'ABC-1'], /needs --alias/, /^usage: npm run --silent cli -- alias:create --short-id ABC-1 --alias CUST-9$/);
     expect(await aliases()).toBe(before);
   });
 
   it('refuses an unknown command or none, in one line', async () => {
-    await expectRefused(['client:delete', '--client-id', 'x'], /unknown command "client:delete"/);
-    await expectRefused([], /no command given/);
+    await expectRefused(['client:delete', '--client-id', 'x'], /unknown command "client:delete"/, /^usage: .*commands: warehouse:create, .*client:rotate-secret.*--help/);
+    await expectRefused([], /no command given/, /^usage: /);
   });
 
-  it('prints usage with --help', () => {
+  it('prints every usage with --help, and one command\'s with <command> --help', () => {
     const r = cli('--help');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('client:rotate-secret --client-id X');
+    const one = cli('webhook:create', '--help');
+    expect({ status: one.status, stdout: one.stdout, stderr: one.stderr }).toEqual({
+      status: 0,
+      stdout: 'usage: npm run --silent cli -- webhook:create --client-id X --url https://erp.example.com/hooks [--types stock.*,item.created]\n',
+      stderr: '',
+    });
   });
 });
