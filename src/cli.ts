@@ -15,6 +15,7 @@ import { EventsModule } from './events/events.module.js';
 import { WebhookInputError } from './events/webhook-target.js';
 import { WebhookService } from './events/webhooks.service.js';
 import { checkLedger } from './inventory/ledger-check.js';
+import { sqliteDriverProblem } from './database/sqlite-driver.js';
 
 /**
  * Admin CLI: `npm run --silent cli -- <command> [flags]`. The same modules as
@@ -133,6 +134,11 @@ async function main(argv: string[]): Promise<number> {
   if (missing.length) return refuse(`${name} needs ${missing.map((f) => `--${f}`).join(', ')}`, name);
   loadDotEnv();
   const config = loadConfig();
+  const driverProblem = config.database.type === 'sqlite' ? sqliteDriverProblem() : null;
+  if (driverProblem) {
+    process.stderr.write(`error: ${driverProblem}\n`);
+    return 1;
+  }
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
     const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService), webhooks: app.get(WebhookService), dataSource: app.get(DataSource) }, values);
