@@ -7,6 +7,7 @@ import { IsInt, IsNumber, IsString, Min } from 'class-validator';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { caseKey } from '../src/database/case-key.js';
+import { mysqlDriver, settingSessions } from '../src/database/session.js';
 import { readStoredDecimal, storedTenThousandths, toTenThousandths, withinDecimalMax } from '../src/quantity.js';
 
 /**
@@ -386,12 +387,9 @@ function stackModule(dataSource: DataSource) {
 }
 
 async function stack(port: number, url: string): Promise<void> {
-  const dataSource = new DataSource({ type: 'mysql', url, poolSize: 10, timezone: 'Z', extra: { connectionLimit: 10 } });
+  // The service's session settings per pooled connection (READ COMMITTED included), from the first: src/database/session.ts.
+  const dataSource = new DataSource({ type: 'mysql', driver: mysqlDriver, connectorPackage: 'mysql2', url, poolSize: 10, timezone: 'Z', extra: { connectionLimit: 10 } });
   await dataSource.initialize();
-  // READ COMMITTED per pooled connection, as the service and (d) do.
-  (dataSource.driver as unknown as { pool: { on(event: string, listener: (c: { query(sql: string): void }) => void): void } }).pool.on('connection', (c) =>
-    c.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'),
-  );
   const app = await NestFactory.create(stackModule(dataSource), { logger: false });
   app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
   await app.listen(port, '127.0.0.1');
@@ -413,10 +411,8 @@ function sendJson(res: ServerResponse, status: number, body: object): void {
 
 async function raw(port: number, uri: string): Promise<void> {
   const pool = mysql.createPool({ uri, connectionLimit: 10, timezone: 'Z' });
-  // READ COMMITTED per pooled connection, set once for its session, as the service does.
-  pool.on('connection', (c) => {
-    (c as unknown as { query(sql: string): void }).query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
-  });
+  // The service's session settings per pooled connection (READ COMMITTED included), as it sets them.
+  settingSessions(pool as unknown as Parameters<typeof settingSessions>[0]);
   // The caller's warehouses: the bench client has all of them.
   const [whs] = (await pool.query('SELECT wID FROM warehouse ORDER BY wID')) as [Array<{ wID: number }>, unknown];
   const wids = whs.map((w) => w.wID);

@@ -6,6 +6,7 @@ import { ALL_SECURITY_IDS } from '../src/auth/security-id.js';
 import { hashCredential } from '../src/auth/credentials.js';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
+import { SESSION_STATEMENTS } from '../src/database/session.js';
 import { listCountersFill } from '../src/database/migrations/list-counters.js';
 
 export interface Seeded {
@@ -60,6 +61,8 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   await ds.destroy();
 
   const db = await mysql.createConnection({ uri: url, multipleStatements: false });
+  // The service's session settings (src/database/session.ts): mysql2's escaping of the parameters below needs its sql_mode.
+  for (const statement of SESSION_STATEMENTS) await db.query(statement);
   const now = new Date();
   const seeded = seededBefore(lots);
   const { items, clientId, clientSecret } = seeded;

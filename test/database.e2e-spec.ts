@@ -4,6 +4,7 @@ import { caseKey, MYSQL_KEY_COLLATION } from '../src/database/case-key.js';
 import { decimalTransformer, sumDecimals } from '../src/quantity.js';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql/index.js';
 import { SQLITE_MIGRATIONS } from '../src/database/migrations/sqlite/index.js';
+import { SESSION_SQL_MODE } from '../src/database/session.js';
 import { TransactionRunner } from '../src/database/transactions.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 
@@ -43,7 +44,7 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     expect(await t.dataSource.query('SELECT id FROM probe_tx ORDER BY id')).toEqual([{ id: 1 }]);
   });
 
-  (testDatabaseKind() === 'mysql' ? it : it.skip)('sends START TRANSACTION with the first statement of a transaction, never on its own (MySQL/MariaDB only)', async () => {
+  (testDatabaseKind() === 'mysql' ? it : it.skip)('sends one statement per query, transactions through the query runner (MySQL/MariaDB only)', async () => {
     const tx = t.app.get(TransactionRunner);
     await t.dataSource.query('CREATE TABLE probe_start (id INTEGER PRIMARY KEY AUTO_INCREMENT, v INTEGER NOT NULL)');
     // What the driver is asked to send, from its own tracing channel.
@@ -52,30 +53,41 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     const listen = { start: (context: { query: string }) => void sent.push(context.query) };
     channel.subscribe(listen as never);
     try {
-      // Each caller gets its statement's own result, in the shape it has without the prefix.
       expect(await tx.run((m) => m.query('SELECT @@in_transaction = 1 AS t, 5 AS five'))).toEqual([{ t: 1, five: 5 }]);
-      expect(await tx.run((m) => m.query('SELECT 1 AS a; SELECT 2 AS b'))).toEqual([[{ a: 1 }], [{ b: 2 }]]);
+      // No connection takes two statements in one query (the pool has no multipleStatements).
+      await expect(tx.run((m) => m.query('SELECT 1 AS a; SELECT 2 AS b'))).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
+      await expect(t.dataSource.query('SELECT 1 AS a; SELECT 2 AS b')).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
       const inserted = await tx.run((m) => m.query('INSERT INTO probe_start (v) VALUES (7)'));
       expect(inserted).toMatchObject({ affectedRows: 1, insertId: 1 });
       expect(await tx.run((m) => m.createQueryBuilder().select('p.v', 'v').from('probe_start', 'p').getRawOne())).toEqual({ v: 7 });
       expect(await tx.run((m) => m.insert('probe_start', { v: 8 }))).toMatchObject({ raw: { affectedRows: 1, insertId: 2 } });
-      // A failing first statement fails the transaction and leaves nothing open.
+      // A failing statement fails the transaction and leaves nothing open.
       await expect(tx.run((m) => m.query('SELECT * FROM probe_no_such_table'))).rejects.toMatchObject({ driverError: { code: 'ER_NO_SUCH_TABLE' } });
-      // A transaction that sends nothing sends nothing, not even at its end.
-      const before = sent.length;
-      expect(await tx.run(async () => 42)).toBe(42);
-      expect(sent.length).toBe(before);
-      await expect(tx.run(async () => Promise.reject(new Error('nothing sent')))).rejects.toThrow('nothing sent');
-      expect(sent.length).toBe(before);
     } finally {
       channel.unsubscribe(listen as never);
     }
-    expect(sent.filter((q) => /^\s*START TRANSACTION\s*$/i.test(q))).toEqual([]);
-    expect(sent.filter((q) => q.startsWith('START TRANSACTION;\n')).length).toBe(6);
-    // No pooled connection keeps a transaction open or the prefix for its next user: ten at once, each outside a transaction.
+    // Nothing but the probes above ever puts two statements in one query.
+    expect(sent.filter((q) => /;\s*\S/.test(q))).toEqual(['SELECT 1 AS a; SELECT 2 AS b', 'SELECT 1 AS a; SELECT 2 AS b']);
+    expect(sent.filter((q) => /^START TRANSACTION$/.test(q)).length).toBe(6);
+    expect(sent.filter((q) => /^(COMMIT|ROLLBACK)$/.test(q)).length).toBe(6);
+    // No pooled connection keeps a transaction open for its next user: ten at once, each outside a transaction.
     const pooled = await Promise.all(Array.from({ length: 10 }, () => t.dataSource.query('SELECT @@in_transaction = 0 AS t, SLEEP(0.05) AS s')));
     expect(pooled).toEqual(Array.from({ length: 10 }, () => [{ t: 1, s: 0 }]));
     expect(await t.dataSource.query('SELECT id, v FROM probe_start ORDER BY id')).toEqual([{ id: 1, v: 7 }, { id: 2, v: 8 }]);
+  });
+
+  (testDatabaseKind() === 'mysql' ? it : it.skip)('sets its own session on every pooled connection, whatever the server\'s globals (MySQL/MariaDB only)', async () => {
+    // Ten at once: as many pooled connections, each opened with the settings of src/database/session.ts.
+    const sessions = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.dataSource.query(
+          'SELECT @@SESSION.sql_mode AS mode, @@SESSION.time_zone AS tz, @@character_set_client AS client, @@character_set_connection AS conn, @@character_set_results AS results, @@collation_connection AS collation, SLEEP(0.05) AS s',
+        ),
+      ),
+    );
+    for (const [row] of sessions) {
+      expect(row).toEqual({ mode: SESSION_SQL_MODE, tz: '+00:00', client: 'utf8mb4', conn: 'utf8mb4', results: 'utf8mb4', collation: 'utf8mb4_unicode_ci', s: 0 });
+    }
   });
 
   it('round-trips DECIMAL(18,4) values exactly through the real driver', async () => {

@@ -85,7 +85,7 @@ describe(`Events (${testDatabaseKind()})`, () => {
   });
 
   it("keeps an event's text as it was sent: quotes, backslashes and text beyond ASCII", async () => {
-    // The text SQL escapes: on MySQL/MariaDB an event's JSON goes into its INSERT through the service's own escaping (jsonParameter).
+    // The text SQL escapes: an event's JSON goes into its INSERT as a parameter of the driver's.
     const tricky = `O'Brien "10\\" pipe" \\' '' \\\\ \\n \\u0000 %_ ; -- é ü 😀 \u2028`;
     const from = await lastSeq(t);
     const item = await givenItem(t, admin.bearer, { description: tricky });

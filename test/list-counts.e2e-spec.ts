@@ -117,7 +117,7 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
     await expectExactTotals();
   });
 
-  it('reads a page\'s total from the counters with the page\'s keys, in one query on MySQL/MariaDB, and answers a page past the end empty, with the total', async () => {
+  it('reads a page\'s total from the counters, one statement per query, and answers a page past the end empty, with the total', async () => {
     const item = await givenItem(t, all.bearer);
     await givenStock(t, all.bearer, { itemID: item.shortID, units: 1 });
     const sent: string[] = [];
@@ -138,9 +138,9 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
     for (const page of Object.values(pages)) expect(page.body.value.length).toBe(2);
     if (testDatabaseKind() !== 'mysql') return;
     const counters = sent.filter((q) => q.includes('FROM list_count'));
-    // Two pages of each list, each total read once, always with the page's keys.
+    // Two pages of each list, each total read once, in a query of its own.
     expect(counters.length).toBe(6);
-    for (const q of counters) expect(q).toMatch(/^SELECT scope, SUM\(n\) AS n FROM list_count WHERE [^;]*;\nSELECT /);
+    for (const q of counters) expect(q).toMatch(/^SELECT scope, SUM\(n\) AS n FROM list_count WHERE [^;]*$/);
   });
 
   it('counts a move between two warehouses of the scope once in the ledger list', async () => {

@@ -27,20 +27,6 @@ interface Captured {
   sql: string;
   parameters: unknown[];
 }
-/**
- * The statements of one query, each with its own parameters: a page sends its
- * total and its keys as one multi-statement query (`TotalStatement`), and
- * EXPLAIN takes one statement at a time.
- */
-function statementsOf(query: Captured): Captured[] {
-  let used = 0;
-  return query.sql.split(';\n').map((sql) => {
-    const count = (sql.match(/\?/g) ?? []).length;
-    const parameters = query.parameters.slice(used, used + count);
-    used += count;
-    return { sql, parameters };
-  });
-}
 interface PlanRow {
   table: string | null;
   type: string | null;
@@ -63,7 +49,7 @@ interface PlanRow {
     const logger = t.dataSource.logger;
     const logQuery = logger.logQuery.bind(logger);
     logger.logQuery = (sql, parameters, runner) => {
-      capture?.push(...statementsOf({ sql, parameters: parameters ?? [] }));
+      capture?.push({ sql, parameters: parameters ?? [] });
       return logQuery(sql, parameters, runner);
     };
   }, 120_000);

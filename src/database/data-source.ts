@@ -4,6 +4,7 @@ import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseTarget } from '../config/config.js';
 import { MYSQL_MIGRATIONS } from './migrations/mysql/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
+import { mysqlDriver } from './session.js';
 
 /**
  * One data source description for both dialects, used by the service, the
@@ -40,6 +41,9 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
   return {
     ...common,
     type: 'mysql',
+    // mysql2, its pools setting each connection's session (sql_mode, utf8mb4, UTC, READ COMMITTED) as it opens: session.ts.
+    driver: mysqlDriver,
+    connectorPackage: 'mysql2',
     url: db.url,
     migrations: MYSQL_MIGRATIONS,
     charset: 'utf8mb4_unicode_ci',
@@ -47,9 +51,7 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
     timezone: 'Z',
     poolSize: 10,
     connectTimeout: 5000,
-    // A transaction's held-back writes go with its COMMIT as one query (statements.ts `later`). Every
-    // statement of the service is parameterised (`?`, escaped by mysql2, or for an event's JSON text by
-    // statements.ts `jsonParameter`), never assembled from input.
-    multipleStatements: true,
+    // One statement per query (mysql2's default, said here so that nobody turns it on): values go as `?` parameters.
+    multipleStatements: false,
   };
 }

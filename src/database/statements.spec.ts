@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ENTITIES } from '../entities.js';
-import type { EntityManager } from 'typeorm';
-import { hydratesAsRead, jsonLiteral, jsonParameter, type SqlLiteral } from './statements.js';
+import { hydratesAsRead } from './statements.js';
 
 /**
  * The hydrator copies a column's value instead of calling the driver's
@@ -37,55 +36,5 @@ describe('hydratesAsRead', () => {
         }
       }
     }
-  });
-});
-
-/**
- * An event's JSON text goes into its INSERT as a literal the service writes
- * itself on MySQL/MariaDB (`jsonParameter`): it must read back as the same
- * text, and no text JSON.stringify can write may end the literal early.
- */
-describe('jsonLiteral', () => {
-  const texts = [
-    JSON.stringify({ a: `O'Brien "10\\" pipe" \\' '' \\\\ ; -- %_ é 😀 \u2028 \u0000 \u001a \n \ud800` }),
-    JSON.stringify("'"),
-    JSON.stringify('\\'),
-    JSON.stringify("\\'"),
-    '{}',
-  ];
-  /** What MySQL reads from a single-quoted literal, with or without backslash escapes (only the escapes these texts can hold). */
-  const read = (literal: string, backslashEscapes: boolean): string => {
-    expect(literal.startsWith("'") && literal.endsWith("'")).toBe(true);
-    let out = '';
-    for (let i = 1; i < literal.length - 1; i++) {
-      const c = literal[i];
-      if (c === "'") {
-        // Inside the literal a quote stands only doubled; a lone one would end it.
-        expect(literal[i + 1]).toBe("'");
-        out += "'";
-        i++;
-      } else if (c === '\\' && backslashEscapes) {
-        out += literal[i + 1];
-        i++;
-      } else out += c;
-    }
-    return out;
-  };
-
-  it.each(texts)('reads back as %s with backslash escapes, the server default', (text) => {
-    expect(read(jsonLiteral(text), true)).toBe(text);
-  });
-
-  it.each(texts)('reads back as %s under NO_BACKSLASH_ESCAPES', (text) => {
-    expect(read(jsonLiteral(text, true), false)).toBe(text);
-  });
-
-  it('is what jsonParameter gives mysql2 on MySQL/MariaDB, and SQLite gets the text as it is', () => {
-    const text = texts[0];
-    const on = (type: string) => ({ connection: { options: { type } } }) as unknown as EntityManager;
-    const param = jsonParameter(on('mysql'), text) as SqlLiteral;
-    expect(param.toSqlString()).toBe(jsonLiteral(text));
-    expect(param.toSqlString({ noBackslashEscapes: true })).toBe(jsonLiteral(text, true));
-    expect(jsonParameter(on('better-sqlite3'), text)).toBe(text);
   });
 });

@@ -150,48 +150,11 @@ export interface Statement {
 }
 
 /**
- * A parameter already written as SQL: mysql2 puts parameters into the
- * statement's text through its escaper, which uses the object's own
- * `toSqlString` instead (see `jsonParameter`).
- */
-export interface SqlLiteral {
-  /** `mode`: the session's SQL mode, where the escaper knows it. */
-  toSqlString(mode?: { noBackslashEscapes?: boolean }): string;
-}
-
-/** A row to insert: each property its column's value, or (MySQL/MariaDB only) a `SqlLiteral`. */
-export type Inserted<T> = { [K in keyof T]?: T[K] | SqlLiteral };
-
-/**
- * The output of JSON.stringify as a statement parameter. On MySQL/MariaDB,
- * mysql2's escaper walks the text character by character and escapes every
- * `"` of it: 3.6 µs for an event's 500 bytes. JSON.stringify's output holds no
- * control character, no NUL and no lone surrogate (it writes them as
- * \uXXXX), and the connection's utf8mb4 never puts a quote or backslash byte
- * inside a multi-byte character, so a backslash and a single quote are all
- * that need escaping: 0.1 µs. A quote is doubled, which closes no literal
- * whether or not the server takes backslash escapes; a backslash is doubled
- * unless the escaper says the session has NO_BACKSLASH_ESCAPES (mysql2 does
- * not tell it today, and its own escaper assumes backslash escapes too).
- * SQLite binds its parameters and gets the text as it is.
- */
-export function jsonParameter(m: EntityManager, json: string): string | SqlLiteral {
-  if (m.connection.options.type !== 'mysql') return json;
-  return { toSqlString: (mode) => jsonLiteral(json, mode?.noBackslashEscapes === true) };
-}
-
-/** JSON.stringify's output as a MySQL string literal (see `jsonParameter`). */
-export function jsonLiteral(json: string, noBackslashEscapes = false): string {
-  const quoted = json.replaceAll("'", "''");
-  return `'${noBackslashEscapes ? quoted : quoted.replaceAll('\\', '\\\\')}'`;
-}
-
-/**
  * The rows of an entity as one INSERT: the columns are those the first row
  * gives a value (every row gives the same), each value stored as the driver
  * stores it (`columnValue`).
  */
-export function insertStatement<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Inserted<T>>): Statement {
+export function insertStatement<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, values: Array<Partial<T>>): Statement {
   const metadata = m.connection.getMetadata(entity);
   const driver = m.connection.driver;
   const columns = metadata.columns.filter((c) => !c.isGenerated && c.asExpression === undefined && values[0][c.propertyName as keyof T] !== undefined);
@@ -238,20 +201,14 @@ export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: En
 
 /**
  * The tail of a transaction: writes whose outcome nothing in the transaction
- * reads, held back and sent with its COMMIT (`takeTail`), so that a Receive
- * or an Issue costs a few round trips to the database instead of one per
- * statement, and holds its row locks for that much less time. On a MySQL or
- * MariaDB server the tail and the COMMIT go as one multi-statement query; on
- * SQLite one by one before it. What may go there: a write to rows the transaction has already
- * locked (a picked lot, a locked stock_level row) or that nobody else can see
- * yet (a new ledger or event row), and whose result (changed rows, insert id)
- * is not needed. A read in the same transaction would not see them, so
+ * reads, held back and sent just before its COMMIT (`takeTail`), one
+ * statement per query, so that the steps that read (and lock) come first.
+ * What may go there: a write to rows the transaction has already locked (a
+ * picked lot, a locked stock_level row) or that nobody else can see yet (a
+ * new ledger or event row), and whose result (changed rows, insert id) is not
+ * needed. A read in the same transaction would not see them, so
  * `TransactionRunner.run` sends the tail before the next piece of work of a
- * unit (each operation of a Batch). Where the server may abort a
- * transaction between two statements (a Galera node, Group Replication), the
- * statements of a multi-statement query that follow the abort would run
- * outside it, committed each on its own: there `TransactionRunner` sends the
- * tail one statement at a time.
+ * unit (each operation of a Batch).
  */
 const tails = new WeakMap<EntityManager, Statement[]>();
 
@@ -281,9 +238,4 @@ export function takeTail(m: EntityManager): Statement[] {
 /** Forgets the writes held for `m` (its transaction ended). */
 export function closeTail(m: EntityManager): void {
   tails.delete(m);
-}
-
-/** Statements as one multi-statement query (MySQL's `multipleStatements`), their parameters in order. */
-export function joinStatements(statements: Statement[]): Statement {
-  return { sql: statements.map((s) => s.sql).join(';\n'), params: statements.flatMap((s) => s.params) };
 }

@@ -5,7 +5,7 @@ import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLit
 import { DomainError } from '../errors.js';
 import { Metrics, type RetryCause } from '../metrics/metrics.js';
 import { countStatements, deferCounts, dropCounts } from './counters.js';
-import { closeTail, joinStatements, openTail, type Statement, takeTail } from './statements.js';
+import { closeTail, openTail, type Statement, takeTail } from './statements.js';
 
 export class TooMuchContention extends DomainError {
   constructor() {
@@ -54,8 +54,9 @@ interface Unit {
  * `run`, so reads a service makes before it (on other pooled connections) do
  * not hold a connection they would wait on themselves.
  *
- * MySQL/MariaDB: READ COMMITTED on the shared pool; callers lock the rows they
- * read with `forUpdate`, always in the same order.
+ * MySQL/MariaDB: READ COMMITTED on the shared pool (each connection's session,
+ * session.ts); callers lock the rows they read with `forUpdate`, always in the
+ * same order.
  *
  * SQLite: TypeORM's better-sqlite3 driver has a single connection for
  * everything, so a transaction there would nest under another request's
@@ -68,8 +69,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private writer: DataSource | null = null;
   /** SQLite: the turn of the transaction last queued; the next one begins when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** Pooled MySQL connections whose session is already READ COMMITTED. */
-  private readonly readCommitted = new WeakSet<object>();
   /**
    * The unit of work of the request in progress. Node tracks the context of
    * every promise while an AsyncLocalStorage is enabled, a cost each request
@@ -80,14 +79,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
   private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
   private running = 0;
-  /**
-   * Whether held-back writes go as one multi-statement query (statements.ts
-   * `later`): on a single MySQL/MariaDB server, not on a Galera node or under
-   * Group Replication, where a transaction can be aborted between two
-   * statements and the rest of a multi-statement query would then run outside
-   * it, each committing on its own.
-   */
-  private joinedStatements = false;
 
   private readonly retryBudgetMs: number;
 
@@ -104,10 +95,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.isMysql) {
-      this.joinedStatements = await allowsJoinedStatements(this.dataSource);
-      return;
-    }
+    if (this.isMysql) return;
     this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false } as typeof this.dataSource.options);
     await this.writer.initialize();
   }
@@ -261,15 +249,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  /** Runs held-back writes now: as one query where joined statements are safe, else one at a time. */
+  /** Runs held-back writes now, one statement per query. */
   private async send(m: EntityManager, tail: Statement[]): Promise<void> {
-    if (!tail.length) return;
-    if (this.joinedStatements) {
-      const { sql, params } = joinStatements(tail);
-      await m.query(sql, params);
-    } else {
-      for (const { sql, params } of tail) await m.query(sql, params);
-    }
+    for (const { sql, params } of tail) await m.query(sql, params);
   }
 
   /** Runs the steps `afterCommit` registered for the transaction of `m`, outside the unit of work that committed it. */
@@ -290,51 +272,22 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /**
-   * READ COMMITTED is set once per pooled connection, for its session, rather
-   * than before every transaction. START TRANSACTION (and, on a connection
-   * new to the pool, that setting) is not sent on its own: it goes ahead of
-   * the transaction's first statement, in the same query (`sendWithNext`),
-   * so a Receive is three round trips, not four. A transaction that ends
-   * before sending anything sends nothing at all.
-   */
+  /** A transaction on a pooled connection (whose session is READ COMMITTED: session.ts), through the query runner's own calls. */
   private async beginMysql(): Promise<OpenTransaction> {
     const runner = this.dataSource.createQueryRunner();
-    let start: PendingStart;
     try {
-      const connection = (await runner.connect()) as CallbackConnection;
-      const prefix = this.readCommitted.has(connection) ? ['START TRANSACTION'] : ['SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', 'START TRANSACTION'];
-      start = sendWithNext(connection, prefix, () => this.readCommitted.add(connection));
+      await runner.startTransaction();
     } catch (error) {
       await runner.release();
       throw error;
     }
-    // What startTransaction() records (no subscriber listens for the transaction events); the statement itself goes with the next query.
-    Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
-    const closed = () => Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
     return ended(runner.manager, {
       commit: async (tail) => {
-        if (start.pending() && !tail.length) return void closed();
-        if (!this.joinedStatements) {
-          await this.send(runner.manager, tail);
-          return runner.commitTransaction();
-        }
-        if (!tail.length) return runner.commitTransaction();
-        // The held-back writes and the COMMIT in one round trip (the pool has `multipleStatements`); a failing
-        // statement stops the rest, COMMIT included, and the caller rolls back.
-        const { sql, params } = joinStatements(tail);
-        await runner.query(`${sql};\nCOMMIT`, params);
-        // What commitTransaction() records after its own COMMIT.
-        closed();
+        await this.send(runner.manager, tail);
+        await runner.commitTransaction();
       },
-      rollback: async () => {
-        if (start.pending()) return void closed();
-        await runner.rollbackTransaction();
-      },
-      release: () => {
-        start.cancel();
-        return runner.release();
-      },
+      rollback: () => runner.rollbackTransaction(),
+      release: () => runner.release(),
     });
   }
 
@@ -371,8 +324,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
  * An open transaction that ends once: commit, or rollback (also after a failed
  * commit), then its connection or turn is released. A second end does nothing.
  * Its list-counter changes are gathered (`deferCounts`) and written with the
- * commit, after the writes it held back (`later`): on MySQL all of them and
- * the COMMIT in one round trip.
+ * commit, after the writes it held back (`later`), one statement at a time.
  */
 function ended(
   manager: EntityManager,
@@ -422,72 +374,4 @@ export function transientCause(error: unknown): RetryCause | null {
   if (e.errno === 3101) return 'group_replication';
   if (e.errno === 9007) return 'write_conflict';
   return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
-}
-
-/**
- * Whether the MySQL/MariaDB server lets a transaction's writes and its COMMIT
- * go as one multi-statement query: not on a Galera node (`wsrep_on`), nor a
- * member of a Group Replication group, which abort a local transaction
- * between its statements when a replicated one needs its rows (the next
- * statement gets the deadlock error, and the statements after it in the same
- * query would run outside the transaction).
- */
-async function allowsJoinedStatements(db: DataSource): Promise<boolean> {
-  const found = (await db.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('wsrep_on', 'group_replication_group_name')")) as Array<{ Variable_name: string; Value: string | null }>;
-  const value = (name: string) => found.find((v) => v.Variable_name === name)?.Value ?? '';
-  return value('wsrep_on').toUpperCase() !== 'ON' && value('group_replication_group_name') === '';
-}
-
-/** A mysql2 connection's callback `query`, as TypeORM's MySQL query runner calls it: (sql or {sql, ...}, values, callback). */
-interface CallbackConnection {
-  query(sql: string | { sql: string }, values: unknown, callback: (error: unknown, results?: unknown, fields?: unknown) => void): unknown;
-}
-
-/** Statements waiting to go ahead of a connection's next query (`sendWithNext`). */
-interface PendingStart {
-  /** Whether they are still waiting: nothing has been sent on the connection since. */
-  pending(): boolean;
-  /** Stops waiting (the connection goes back to the pool): they are not sent. */
-  cancel(): void;
-}
-
-/**
- * Sends `statements`, whose results nobody reads (START TRANSACTION), ahead
- * of the next query made on `connection`, as one multi-statement query (the
- * pool has `multipleStatements`): one round trip instead of two. The caller
- * of that query gets what it would have got alone: mysql2 answers a
- * multi-statement query with one result (and one field list) per statement,
- * so the prefix's are taken off, and a single statement's result is given
- * as itself, not in an array. A failing statement stops the rest, so the
- * query is never run without what went ahead of it; an error is the query's
- * own or the prefix's, either way its caller's failure. `sent` is called once
- * the query has succeeded (the prefix has taken effect). Safe on a Galera
- * node too: nothing in the prefix writes, and nothing after a statement the
- * cluster aborts is run.
- *
- * The connection's own `query` is shadowed for that one call only; `cancel`
- * (the runner's release, whatever happened) takes the shadow away if no
- * query came, so a pooled connection never carries it to its next user.
- */
-function sendWithNext(connection: CallbackConnection, statements: string[], sent: () => void = () => undefined): PendingStart {
-  const own = Object.prototype.hasOwnProperty.call(connection, 'query') ? connection.query : undefined;
-  const original = connection.query;
-  let waiting = true;
-  const restore = () => {
-    waiting = false;
-    if (own) connection.query = own;
-    else delete (connection as Partial<CallbackConnection>).query;
-  };
-  const prefix = statements.map((statement) => `${statement};\n`).join('');
-  connection.query = function (this: CallbackConnection, sql, values, callback) {
-    restore();
-    const joined = typeof sql === 'string' ? prefix + sql : { ...sql, sql: prefix + sql.sql };
-    return original.call(connection, joined, values, (error, results, fields) => {
-      if (error) return callback(error, results, fields);
-      sent();
-      const rest = (list: unknown) => (Array.isArray(list) ? (list.length === statements.length + 1 ? list[statements.length] : list.slice(statements.length)) : list);
-      callback(error, rest(results), rest(fields));
-    });
-  };
-  return { pending: () => waiting, cancel: () => waiting && restore() };
 }

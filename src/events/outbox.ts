@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/config.js';
-import { insertStatement, jsonParameter, later } from '../database/statements.js';
+import { insertStatement, later } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { OutboxEvent } from './events.entities.js';
 import { EventSequencer } from './sequencer.js';
@@ -75,7 +75,7 @@ export class EventOutbox {
       occurred: new Date(),
       wid: event.wid ?? null,
       toWid: event.toWid ?? null,
-      data: jsonParameter(m, event.json),
+      data: event.json,
     }]));
   }
 }

@@ -108,7 +108,7 @@ export class Page<T> {
 
 /** How a list pages beyond its PageSpec. */
 export interface ListPaging {
-  /** The exact total when the caller has it: a number, or the statement of the list's counters (sent with the first read where it can); otherwise it is counted. */
+  /** The exact total when the caller has it: a number, or the statement of the list's counters (run first); otherwise it is counted. */
   total?: number | TotalStatement;
   /** With it, pages carry next and prev cursors, and a `cursor` parameter seeks. */
   cursors?: PageCursors;
@@ -127,13 +127,7 @@ export function requestedCursor(query: PageQueryDto, request: PageRequest, list:
   return list.cursors && query.cursor !== undefined ? list.cursors.decode(query.cursor, cursorContext(request, list.filters), query.page) : null;
 }
 
-/**
- * A list's exact total as one statement (its maintained counters), which
- * paginate sends in the same query as the page's first read where the
- * connection takes several statements at once (MySQL/MariaDB's
- * `multipleStatements`): one round trip less a page. Elsewhere it goes alone,
- * first.
- */
+/** A list's exact total as one statement (its maintained counters), which paginate runs before the page's reads. */
 export interface TotalStatement {
   sql: string;
   params: unknown[];
@@ -167,15 +161,11 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   const request = resolvePage(query, spec);
   const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
-  const options = qb.connection.options as { type: string; multipleStatements?: boolean };
-  const mysql = options.type === 'mysql';
+  const mysql = qb.connection.options.type === 'mysql';
   // The query runner of the manager the list was built on (none outside a transaction: the data source's pool).
   const runner = (qb as unknown as { queryRunner?: QueryRunner }).queryRunner;
   let totalCount: number | undefined;
-  /** The total's statement while it waits to go with the first read. */
-  let pending: TotalStatement | undefined;
   if (typeof list.total === 'number') totalCount = list.total;
-  else if (list.total && mysql && options.multipleStatements) pending = list.total;
   else if (list.total) totalCount = list.total.total(await qb.connection.query(list.total.sql, list.total.params, runner));
   else totalCount = await countRows(qb);
   const [[column, direction], tiebreak] = request.order;
@@ -191,13 +181,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
     }
     if (w.offset) keys.offset(w.offset);
     keys.limit(w.limit);
-    if (!pending) return keys.getRawMany<Key>();
-    const total = pending;
-    pending = undefined;
-    const [sql, params] = keys.getQueryAndParameters();
-    const [totalRows, keyRows] = (await qb.connection.query(`${total.sql};\n${sql}`, [...total.params, ...params], runner)) as [Array<Record<string, unknown>>, Key[]];
-    totalCount = total.total(totalRows);
-    return keyRows;
+    return keys.getRawMany<Key>();
   };
   const boundary = (key: Key) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
   const { rows: keys, placed, position } = await pageWindow(request, () => totalCount, at, list, read, boundary);
