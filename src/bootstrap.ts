@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { AdminService, type BootstrapCredentials } from './auth/admin.service.js';
 import type { AppConfig } from './config/config.js';
+import { TransactionRunner } from './database/transactions.js';
 import { EventSequencer } from './events/sequencer.js';
 import { WebhookRelay } from './events/webhook-relay.js';
 import { installAsyncBind } from './http/async-bind.js';
@@ -52,6 +53,9 @@ export async function createApp(
   app.setGlobalPrefix('api/v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics'] });
   setupOpenApi(app);
   await app.init();
+  // TX_RETRY_BUDGET_MS when set, else the default for the database found (longer on a Galera node).
+  const budget = app.get(TransactionRunner).retryBudget;
+  logger.info({ budgetMs: budget.ms, source: budget.source }, 'transaction retry budget');
   const credentials = await app.get(AdminService).bootstrapIfEmpty();
   if (credentials) (options.announce ?? announceOnStdout)(credentials);
   // The service publishes events (a turn now, then every second) and delivers webhooks; the admin CLI, which builds no app here, does neither.

@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       migrationsAtStart: true,
       metricsEnabled: true,
       shutdownDelayMs: 0,
-      txRetryBudgetMs: 2000,
+      txRetryBudgetMs: null,
       eventsEnabled: true,
       eventsRetentionDays: 30,
       webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],

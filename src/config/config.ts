@@ -44,8 +44,11 @@ export class AppConfig {
   readonly metricsEnabled: boolean;
   /** After SIGTERM: how long the instance goes on serving, not ready, before it stops accepting connections. */
   readonly shutdownDelayMs: number;
-  /** How long a write may spend running its transaction again after transient failures (deadlocks, certification failures) before 409. */
-  readonly txRetryBudgetMs: number;
+  /**
+   * How long a write may spend running its transaction again after transient failures (deadlocks, certification
+   * failures) before 409; null when TX_RETRY_BUDGET_MS is not set: the default for the database found (TransactionRunner).
+   */
+  readonly txRetryBudgetMs: number | null;
   /** Whether committed changes record events (EVENTS_ENABLED); false: no event rows, an empty feed, no webhooks. */
   readonly eventsEnabled: boolean;
   /** How long events stay in the feed, in days (EVENTS_RETENTION_DAYS). */
@@ -78,7 +81,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsAtStart: boolean(env, 'MIGRATIONS_AT_START', true),
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
-    txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', 2000, 0, 60_000),
+    txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', null, 0, 60_000),
     eventsEnabled: boolean(env, 'EVENTS_ENABLED', true),
     eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
     webhookRetrySeconds: secondsList(env, 'WEBHOOK_RETRY_SECONDS', DEFAULT_WEBHOOK_RETRY_SECONDS),
@@ -134,7 +137,7 @@ function read(env: Env, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer<F extends number | null>(env: Env, name: string, fallback: F, min: number, max: number): number | F {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {

@@ -16,6 +16,19 @@ export class TooMuchContention extends DomainError {
 /** Default of TX_RETRY_BUDGET_MS: how long a write may spend retrying transient failures before the client gets 409. */
 export const DEFAULT_RETRY_BUDGET_MS = 2000;
 /**
+ * The default on a Galera node instead (docs/deployment.md): two nodes changing
+ * the same stock row commit in turn, the later one's certification failing at
+ * COMMIT, and one hot item manages some 25–35 commits a second across three
+ * nodes on a small machine, so a burst on it needs seconds of retries.
+ */
+export const GALERA_RETRY_BUDGET_MS = 15_000;
+
+/** The retry budget in force and where it came from, for the start-up log. */
+export interface RetryBudget {
+  ms: number;
+  source: 'TX_RETRY_BUDGET_MS' | 'default' | 'Galera default';
+}
+/**
  * Attempts made whatever the budget: an attempt may itself wait long before it
  * fails (SQLite's BEGIN IMMEDIATE waits out the busy timeout behind another
  * process's writer), and the budget must not cut such a wait short to one try.
@@ -80,14 +93,20 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
   private running = 0;
 
-  private readonly retryBudgetMs: number;
+  private budget: RetryBudget;
 
   constructor(
     private readonly dataSource: DataSource,
     @Optional() private readonly metrics?: Metrics,
     @Optional() config?: AppConfig,
   ) {
-    this.retryBudgetMs = config?.txRetryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+    const set = config?.txRetryBudgetMs ?? null;
+    this.budget = set === null ? { ms: DEFAULT_RETRY_BUDGET_MS, source: 'default' } : { ms: set, source: 'TX_RETRY_BUDGET_MS' };
+  }
+
+  /** The retry budget in force: TX_RETRY_BUDGET_MS when set, else the default for the database found at start. */
+  get retryBudget(): RetryBudget {
+    return this.budget;
   }
 
   get isMysql(): boolean {
@@ -95,7 +114,10 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.isMysql) return;
+    if (this.isMysql) {
+      if (this.budget.source === 'default' && (await isGaleraNode(this.dataSource))) this.budget = { ms: GALERA_RETRY_BUDGET_MS, source: 'Galera default' };
+      return;
+    }
     this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false } as typeof this.dataSource.options);
     await this.writer.initialize();
   }
@@ -155,7 +177,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         if (!cause) throw error;
         this.metrics?.retried(cause);
         const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
-        if (n + 1 >= MIN_ATTEMPTS && Date.now() - started + pause > this.retryBudgetMs) throw new TooMuchContention();
+        if (n + 1 >= MIN_ATTEMPTS && Date.now() - started + pause > this.budget.ms) throw new TooMuchContention();
         await new Promise((r) => setTimeout(r, pause));
       }
     }
@@ -374,4 +396,10 @@ export function transientCause(error: unknown): RetryCause | null {
   if (e.errno === 3101) return 'group_replication';
   if (e.errno === 9007) return 'write_conflict';
   return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
+}
+
+/** Whether the MySQL/MariaDB server is a Galera node (`wsrep_on`; MySQL has no such variable). */
+async function isGaleraNode(db: DataSource): Promise<boolean> {
+  const found = (await db.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string | null }>;
+  return found[0]?.Value?.toUpperCase() === 'ON';
 }
