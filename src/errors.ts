@@ -26,6 +26,16 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorDetails = Record<string, string[]>;
 
 /**
+ * DECISIONS "Errors", "Conflicts": a 409's `details`, its `reason` for a
+ * connector to branch on plus the figures its message names (in a Batch,
+ * the failing operation's index as `operation`).
+ */
+export interface ConflictDetails {
+  reason: string;
+  [figure: string]: string | number | null;
+}
+
+/**
  * A failure the service expects and names. Features subclass it with their own
  * small classes (`DuplicateShortId`, `InsufficientStock`); services throw those
  * and never build HTTP bodies themselves.
@@ -34,7 +44,7 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: ErrorDetails | null = null,
+    readonly details: ErrorDetails | ConflictDetails | null = null,
     /** Response headers the failure calls for, e.g. `WWW-Authenticate`. */
     readonly headers: Record<string, string> = {},
   ) {
@@ -44,6 +54,8 @@ export class DomainError extends Error {
 }
 
 export class ValidationFailed extends DomainError {
+  declare readonly details: ErrorDetails;
+
   constructor(details: ErrorDetails) {
     super('validation_error', 'Model validation failed.', details);
   }

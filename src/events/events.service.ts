@@ -14,6 +14,9 @@ const FEED_FIELDS = ['id', 'seq', 'type', 'occurred', 'data'] as const;
 /** The page size of GET /Events without `limit` (EXTENSIONS "Events"). */
 export const DEFAULT_EVENT_LIMIT = 100;
 
+/** A page stops at the event whose `data` takes it past this many bytes (EXTENSIONS "Events"): no page costs more memory. */
+export const MAX_PAGE_DATA = 1024 * 1024;
+
 /**
  * GET /Events: the events with a seq after `after`, in seq order, those the
  * caller may see: a stock event when it touched one of the caller's
@@ -28,9 +31,9 @@ export class EventsService {
   /** A page of the feed, read where ListReads sends it (the webhook relay reads `strong`: it delivers from the primary). */
   page(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<EventPageResponseDto> {
     return this.reads.run(consistency, async (m) => {
-      const { rows: found, limit, after } = await this.read(m, caller, query);
-      const value = found.slice(0, limit).map((row) => toEventResponse(toEntity(m, OutboxEvent, row, FEED_FIELDS)));
-      return { value, next: value.length ? value[value.length - 1].seq : after, hasMore: found.length > limit };
+      const { rows: found, hasMore, after } = await this.read(m, caller, query);
+      const value = found.map((row) => toEventResponse(toEntity(m, OutboxEvent, row, FEED_FIELDS)));
+      return { value, next: value.length ? value[value.length - 1].seq : after, hasMore };
     });
   }
 
@@ -46,11 +49,11 @@ export class EventsService {
    * pieces made so far (for the log of an answer cut short).
    */
   async pageText(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<{ pieces: Iterable<string>; written: () => number }> {
-    const { rows: found, limit, after, toEvent } = await this.reads.run(consistency, async (m) => ({
+    const { rows: found, hasMore, after, toEvent } = await this.reads.run(consistency, async (m) => ({
       ...(await this.read(m, caller, query)),
       toEvent: (row: Record<string, unknown>) => toEntity(m, OutboxEvent, row, FEED_FIELDS),
     }));
-    const count = Math.min(found.length, limit);
+    const count = found.length;
     let written = 0;
     function* pieces(): Generator<string> {
       let piece = '{"value":[';
@@ -68,23 +71,28 @@ export class EventsService {
         }
       }
       written = count;
-      yield `${piece}],"next":${next},"hasMore":${found.length > limit}}`;
+      yield `${piece}],"next":${next},"hasMore":${hasMore}}`;
     }
     return { pieces: pieces(), written: () => written };
   }
 
   /**
-   * One hand-written statement selecting only what the feed sends (a page of
-   * 1,000 events through the query builder's hydration, every column of
-   * every row, cost several times the statement): up to limit + 1 rows, the
-   * last only telling whether more follow.
+   * The page in two hand-written statements selecting only what the feed
+   * sends (a page of 1,000 events through the query builder's hydration,
+   * every column of every row, cost several times the statement). First the
+   * seq and the size of `data` of up to limit + 1 events, the last only
+   * telling whether more follow: the page ends at the event whose `data`
+   * takes the page past MAX_PAGE_DATA (EXTENSIONS "Events"). Then the events
+   * up to that seq, so that no more event data is read than the page sends
+   * (a page of 1,000 events of 85 KB each would be 85 MB). Seqs become
+   * visible in order, so the second statement finds the events the first saw.
    */
-  private async read(m: EntityManager, caller: Caller, query: EventQueryDto): Promise<{ rows: Record<string, unknown>[]; limit: number; after: number }> {
+  private async read(m: EntityManager, caller: Caller, query: EventQueryDto): Promise<{ rows: Record<string, unknown>[]; hasMore: boolean; after: number }> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_EVENT_LIMIT;
     const q = (name: string) => m.connection.driver.escape(name);
-    const params: unknown[] = [after];
-    let where = `e.${q('seq')} > ?`;
+    const params: unknown[] = [];
+    let where = '';
     if (query.types !== undefined) {
       const types = eventTypes(query.types) ?? [];
       where += types.length ? ` AND e.${q('type')} IN (${types.map(() => '?').join(', ')})` : ' AND 1 = 0';
@@ -93,8 +101,19 @@ export class EventsService {
     const wids = [...caller.warehouses];
     const placeholders = wids.map(() => '?').join(', ');
     where += wids.length ? ` AND (e.${q('wid')} IS NULL OR e.${q('wid')} IN (${placeholders}) OR e.${q('toWid')} IN (${placeholders}))` : ` AND e.${q('wid')} IS NULL`;
-    params.push(...wids, ...wids, limit + 1);
-    const found = await rows(m, `SELECT ${columnList(m, OutboxEvent, 'e', FEED_FIELDS)} FROM ${q('event')} e WHERE ${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, params);
-    return { rows: found, limit, after };
+    params.push(...wids, ...wids);
+    // Bytes on both databases (SQLite's LENGTH of text counts characters).
+    const size = m.connection.driver.options.type === 'mysql' ? `LENGTH(e.${q('data')})` : `LENGTH(CAST(e.${q('data')} AS BLOB))`;
+    const sizes = await rows(m, `SELECT e.${q('seq')} AS seq, ${size} AS size FROM ${q('event')} e WHERE e.${q('seq')} > ?${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, [after, ...params, limit + 1]);
+    let count = 0;
+    for (let bytes = 0; count < Math.min(sizes.length, limit) && bytes <= MAX_PAGE_DATA; count++) bytes += Number(sizes[count].size);
+    if (!count) return { rows: [], hasMore: false, after };
+    const last = Number(sizes[count - 1].seq);
+    const found = await rows(
+      m,
+      `SELECT ${columnList(m, OutboxEvent, 'e', FEED_FIELDS)} FROM ${q('event')} e WHERE e.${q('seq')} > ? AND e.${q('seq')} <= ?${where} ORDER BY e.${q('seq')} ASC`,
+      [after, last, ...params],
+    );
+    return { rows: found, hasMore: sizes.length > count, after };
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ERROR_STATUS, type ErrorCode, type ErrorDetails } from '../errors.js';
+import { type ConflictDetails, ERROR_STATUS, type ErrorCode, type ErrorDetails } from '../errors.js';
 import { ApiEnum, ApiInteger, ApiString } from './openapi-decorators.js';
 
 /** Spec "Errors": the body of every failure but 429, built by `errorBody` (`exception.filter.ts`) alone. */
@@ -12,10 +12,12 @@ export class ErrorResponseDto {
   @ApiProperty({
     type: 'object',
     nullable: true,
-    additionalProperties: { type: 'array', items: { type: 'string' } },
-    description: 'Field → messages; only for validation_error',
+    // Field → messages (validation_error); reason and figures, strings or numbers (conflict).
+    additionalProperties: { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }, { type: 'number' }] },
+    description:
+      'validation_error: field → array of messages. conflict (DECISIONS "Conflicts"), where given: `reason` (e.g. `batch_too_large`) and the figures the message names (`limit`; in a Batch the failing `operation` index). Otherwise null',
   })
-  details: ErrorDetails | null;
+  details: ErrorDetails | ConflictDetails | null;
 }
 
 /** DECISIONS "Rate limit": the 429 body, with `Retry-After`. */

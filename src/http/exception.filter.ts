@@ -56,7 +56,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
 }
 
 export function errorBody(code: ErrorCode, message: string, details: ErrorResponseDto['details'] = null): ErrorResponseDto {
-  return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' ? details : null };
+  return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' || code === 'conflict' ? details : null };
 }
 
 /** Framework exceptions: unknown routes, a malformed path, anything Nest raises itself. */

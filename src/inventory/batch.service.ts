@@ -13,6 +13,7 @@ import { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dt
 import type { BatchResponseDto } from './inventory.responses.js';
 import { InventoryService } from './inventory.service.js';
 import { lockItemsAndLevels } from './locks.js';
+import { LotBudget } from './lot-budget.js';
 
 /** The most operations one batch carries (EXTENSIONS). */
 export const MAX_BATCH_OPERATIONS = 250;
@@ -23,15 +24,14 @@ type Body = ReceiveDto | IssueDto | MoveDto | HoldDto | CountDto;
 interface Operation {
   dto: Type<Body>;
   anyOf: SecurityId[];
-  run(caller: Caller, dto: Body, key: string | null): Promise<unknown>;
+  run(caller: Caller, dto: Body, key: string | null, budget: LotBudget): Promise<unknown>;
 }
 
 /** A refusal of one operation: the endpoint's own failure, its message naming the operation. */
 export class BatchOperationFailed extends DomainError {
   constructor(index: number, cause: DomainError) {
     const at = `operations[${index}]`;
-    const details = cause.details && Object.fromEntries(Object.entries(cause.details).map(([field, m]) => [field.startsWith('operations') ? field : `${at}.${field}`, m]));
-    super(cause.code, `${cause.message} (${at})`, details, cause.headers);
+    super(cause.code, `${cause.message} (${at})`, operationDetails(cause, index), cause.headers);
   }
 }
 
@@ -58,12 +58,12 @@ export class BatchService {
     @InjectRepository(Item) private readonly items: Repository<Item>,
   ) {
     this.operations = {
-      receive: { dto: ReceiveDto, anyOf: [SecurityId.PositiveAdjustment], run: (c, d, k) => inventory.receive(c, d as ReceiveDto, k) },
-      issue: { dto: IssueDto, anyOf: [SecurityId.NegativeAdjustment], run: (c, d, k) => inventory.issue(c, d as IssueDto, k) },
-      move: { dto: MoveDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k) => inventory.move(c, d as MoveDto, k) },
-      hold: { dto: HoldDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k) => inventory.hold(c, d as HoldDto, true, k) },
-      release: { dto: HoldDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k) => inventory.hold(c, d as HoldDto, false, k) },
-      count: { dto: CountDto, anyOf: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment], run: (c, d, k) => counts.count(c, d as CountDto, k) },
+      receive: { dto: ReceiveDto, anyOf: [SecurityId.PositiveAdjustment], run: (c, d, k, b) => inventory.receive(c, d as ReceiveDto, k, b) },
+      issue: { dto: IssueDto, anyOf: [SecurityId.NegativeAdjustment], run: (c, d, k, b) => inventory.issue(c, d as IssueDto, k, b) },
+      move: { dto: MoveDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k, b) => inventory.move(c, d as MoveDto, k, b) },
+      hold: { dto: HoldDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k, b) => inventory.hold(c, d as HoldDto, true, k, b) },
+      release: { dto: HoldDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k, b) => inventory.hold(c, d as HoldDto, false, k, b) },
+      count: { dto: CountDto, anyOf: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment], run: (c, d, k, b) => counts.count(c, d as CountDto, k, b) },
     };
   }
 
@@ -107,9 +107,11 @@ export class BatchService {
     const stock = bodies.flatMap((dto) => [dto.wid, (dto as MoveDto).shipToWid].filter((w): w is number => w !== undefined).map((wid) => ({ partNo: found.get(caseKey(dto.itemID))!, wid })));
     await this.tx.run((m) => lockItemsAndLevels(this.tx, m, stock));
     const results: unknown[] = [];
+    // EXTENSIONS: at most MAX_BATCH_LOTS lots in all, each operation's counted before it writes.
+    const budget = new LotBudget();
     for (const [i, { op }] of entries.entries()) {
       try {
-        results.push(await op.run(caller, bodies[i], key));
+        results.push(await op.run(caller, bodies[i], key, budget));
       } catch (error) {
         throw error instanceof DomainError ? new BatchOperationFailed(i, error) : error;
       }
@@ -137,6 +139,18 @@ export class BatchService {
     if (Object.keys(problems).length) throw new ValidationFailed(problems);
     return entries as Array<{ op: Operation; body: Record<string, unknown> }>;
   }
+}
+
+/**
+ * A refused operation's `details`: validation fields named under
+ * `operations[<i>]`; a conflict's reason and figures with the operation's
+ * index (DECISIONS "Conflicts").
+ */
+function operationDetails(cause: DomainError, index: number): DomainError['details'] {
+  if (!cause.details) return null;
+  if (cause.code === 'conflict') return { ...cause.details, operation: index } as DomainError['details'];
+  const at = `operations[${index}]`;
+  return Object.fromEntries(Object.entries(cause.details).map(([field, m]) => [field.startsWith('operations') ? field : `${at}.${field}`, m]));
 }
 
 /** `op` (its name in any case, like every field name) and the rest: the operation's own body. */

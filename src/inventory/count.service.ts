@@ -12,6 +12,7 @@ import { Lot } from './inventory.entities.js';
 import type { CountedResponseDto } from './inventory.responses.js';
 import { ItemDiscontinued } from './inventory.service.js';
 import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
+import { type LotBudget, lotsTouched } from './lot-budget.js';
 import { countFilter, planCount } from './pick.js';
 import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, writeLedger } from './stock-changes.js';
 import { recordStockEvent } from './stock-events.js';
@@ -30,17 +31,17 @@ export class CountService {
     private readonly outbox: EventOutbox,
   ) {}
 
-  async count(caller: Caller, dto: CountDto, requestKey: string | null = null): Promise<CountedResponseDto> {
+  async count(caller: Caller, dto: CountDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<CountedResponseDto> {
     caller.assertWarehouses(dto.wid);
     return this.tx.run(async (m) => {
-      const result = await this.apply(m, caller, dto, requestKey);
+      const result = await this.apply(m, caller, dto, requestKey, budget);
       await recordStockEvent(this.outbox, m, { type: 'stock.counted', item: result.item, dto, clientId: caller.clientId, answer: result.answer });
       return result.answer;
     });
   }
 
   /** The count's writes, in the caller's transaction: the item and the answer. */
-  private async apply(m: EntityManager, caller: Caller, dto: CountDto, requestKey: string | null): Promise<{ item: Item; answer: CountedResponseDto }> {
+  private async apply(m: EntityManager, caller: Caller, dto: CountDto, requestKey: string | null, budget: LotBudget | null): Promise<{ item: Item; answer: CountedResponseDto }> {
     const item = await lockItem(this.tx, m, dto.itemID);
     if (!item) throw new ValidationFailed({ itemID: [`itemID "${dto.itemID}" does not name an item`] });
     const now = new Date();
@@ -58,6 +59,7 @@ export class CountService {
     if (plan.delta > 0) {
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
       if (!withinDecimalMax(await itemTotal(m, item.partNo), plan.delta)) throw new StockLimitExceeded(item.shortID, null);
+      budget?.spend(1);
       const lot = m.create(Lot, {
         partNo: item.partNo, shortIdKey: item.shortIdKey, wID: dto.wid, spot: dto.spot ?? '', units: plan.delta, received: now, shipped: null,
         serial: dto.serial ?? '', serial2: dto.serial2 ?? '', rFIDTag: dto.rfidTag ?? '', remark: dto.remark ?? '', hold: false,
@@ -71,6 +73,7 @@ export class CountService {
       return answer([{ recNo: lot.recNo, fromRecNo: null, units: plan.delta }]);
     }
     if (plan.take) {
+      budget?.spend(lotsTouched(plan.take));
       const done = await applyPick(m, plan.take, { shipped: now, active: false }, now);
       const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
       await adjustLevel(m, item, level, plan.delta, -held, now);

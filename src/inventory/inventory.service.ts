@@ -18,6 +18,7 @@ import {
 } from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
 import { ItemKeyCache, type ItemKeys } from './item-keys.js';
+import { type LotBudget, lotsTouched } from './lot-budget.js';
 import { lockItemWithTotal, lockLevelAndLots, lockLevels, lockLots } from './locks.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
 import { addToLevel, addToLockedLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
@@ -45,7 +46,7 @@ export class InventoryService {
     private readonly itemKeys: ItemKeyCache,
   ) {}
 
-  async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null): Promise<ReceivedResponseDto> {
+  async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (m) => {
@@ -54,6 +55,7 @@ export class InventoryService {
       const { item, total, level } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
       if (!withinDecimalMax(total, dto.units)) throw new StockLimitExceeded(item.shortID, null);
+      budget?.spend(1);
       const now = new Date();
       const lot = Object.assign(new Lot(), {
         partNo: item.partNo,
@@ -101,13 +103,14 @@ export class InventoryService {
     });
   }
 
-  async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null): Promise<IssuedResponseDto> {
+  async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<IssuedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
       const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto));
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      budget?.spend(lotsTouched(plan));
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await applyPick(m, plan, { shipped: now, active: false }, now);
       await addToLockedLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
@@ -120,7 +123,7 @@ export class InventoryService {
     });
   }
 
-  async move(caller: Caller, dto: MoveDto, requestKey: string | null = null): Promise<MovedResponseDto> {
+  async move(caller: Caller, dto: MoveDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<MovedResponseDto> {
     const dest = dto.shipToWid ?? dto.wid;
     if (dest === dto.wid && (dto.toSpot === undefined || dto.toSpot === dto.fromSpot)) {
       throw new ValidationFailed({ toSpot: ['the destination must differ from the source: give shipToWid or a toSpot other than fromSpot'] });
@@ -132,6 +135,7 @@ export class InventoryService {
       const [source, target] = await lockLevels(this.tx, m, item.partNo, [dto.wid, dest], dest);
       const candidates = source ? await lockLots(this.tx, m, item.partNo, dto.wid, moveFilter(dto)) : [];
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      budget?.spend(lotsTouched(plan));
       // Without a toSpot each lot keeps its own spot; the hold travels with the units.
       const to: Partial<Lot> = dto.toSpot === undefined ? { wID: dest } : { wID: dest, spot: dto.toSpot };
       const done = await applyPick(m, plan, to, now);
@@ -157,15 +161,16 @@ export class InventoryService {
    * off becomes a new lot like the source with the new hold. Lock order and
    * picking as an Issue; `inStock` stays, `onHold` follows.
    */
-  async hold(caller: Caller, dto: HoldDto, hold: true, requestKey?: string | null): Promise<HeldResponseDto>;
-  async hold(caller: Caller, dto: HoldDto, hold: false, requestKey?: string | null): Promise<ReleasedResponseDto>;
-  async hold(caller: Caller, dto: HoldDto, hold: boolean, requestKey: string | null = null): Promise<HeldResponseDto | ReleasedResponseDto> {
+  async hold(caller: Caller, dto: HoldDto, hold: true, requestKey?: string | null, budget?: LotBudget | null): Promise<HeldResponseDto>;
+  async hold(caller: Caller, dto: HoldDto, hold: false, requestKey?: string | null, budget?: LotBudget | null): Promise<ReleasedResponseDto>;
+  async hold(caller: Caller, dto: HoldDto, hold: boolean, requestKey: string | null = null, budget: LotBudget | null = null): Promise<HeldResponseDto | ReleasedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
       const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold));
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      budget?.spend(lotsTouched(plan));
       const done = await applyPick(m, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
       await addToLockedLevel(m, item.partNo, dto.wid, 0, hold ? units : -units, now);

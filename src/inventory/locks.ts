@@ -8,6 +8,7 @@ import { countStockRow } from '../database/counters.js';
 import { Lot, StockLevel } from './inventory.entities.js';
 import { countNewLevel } from './list-counts.js';
 import type { LotFilter } from './pick.js';
+import { letOthersRun } from '../database/event-loop.js';
 
 /*
  * The lock order. Every writer of an item's stock takes its locks in this one
@@ -140,7 +141,12 @@ export async function lockLevelAndLots(
   );
   // Ordered here: an ORDER BY on the joined lots would have MariaDB sort them in a temporary table.
   // The lots are read, and locked, in the order of their index (partNo, wID, active, received, recNo) all the same.
-  const lots = found.filter((row) => row.recNo !== null).map((row) => toEntity(m, Lot, row));
+  const lots: Lot[] = [];
+  for (const [i, row] of found.entries()) {
+    // Thousands of rows: let the event loop turn now and then (event-loop.ts).
+    if (i % 500 === 499) await letOthersRun(m);
+    if (row.recNo !== null) lots.push(toEntity(m, Lot, row));
+  }
   lots.sort((a, b) => a.received.getTime() - b.received.getTime() || a.recNo - b.recNo);
   return { level: found.length > 0 ? levelFigures(found[0]) : null, lots };
 }

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
 import { columnValue, execute, insertRows, insertStatement, later, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
+import { letOthersRun } from '../database/event-loop.js';
 import { DomainError } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -52,7 +53,10 @@ export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: 
     const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
     done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
-  for (const lots of chunks(plan.whole)) await later(m, updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
+  for (const lots of chunks(plan.whole)) {
+    await letOthersRun(m);
+    await later(m, updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
+  }
   return done;
 }
 
@@ -137,6 +141,9 @@ export async function writeLedger(
     created,
   }));
   // New rows nothing in the transaction reads: they go with the commit.
-  for (const chunk of chunks(entries)) await later(m, insertStatement(m, LedgerEntry, chunk));
+  for (const chunk of chunks(entries)) {
+    await letOthersRun(m);
+    await later(m, insertStatement(m, LedgerEntry, chunk));
+  }
   await countLedgerRows(m, rows);
 }
