@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, type Repository } from 'typeorm';
 import { AppConfig } from '../config/config.js';
+import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
 import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup } from './auth.entities.js';
 import { Caller } from './caller.js';
@@ -72,6 +73,7 @@ export class AccessService {
     @InjectRepository(IntegrationClient) private readonly clientRepo: Repository<IntegrationClient>,
     @InjectRepository(PermissionGroup) private readonly groupRepo: Repository<PermissionGroup>,
     @InjectRepository(ClientWarehouse) private readonly scopeRepo: Repository<ClientWarehouse>,
+    private readonly tx: TransactionRunner,
   ) {
     this.tokens = new TtlCache(config.tokenTtlSeconds * 1000, 50_000);
     this.accounts = new TtlCache(config.accountCacheSeconds * 1000);
@@ -109,9 +111,11 @@ export class AccessService {
     const token = newAccessToken();
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.tokenTtlSeconds * 1000);
-    await this.tokenRepo.insert({ tokenHash: hashCredential(token), clientId, issued: now, expires, generation: tokenGeneration });
-    // Keeps the table to the tokens that can still be used.
-    await this.tokenRepo.delete({ clientId, expires: LessThan(now) });
+    await this.tx.alone(async (m) => {
+      await m.insert(AccessToken, { tokenHash: hashCredential(token), clientId, issued: now, expires, generation: tokenGeneration });
+      // Keeps the table to the tokens that can still be used.
+      await m.delete(AccessToken, { clientId, expires: LessThan(now) });
+    });
     return { access_token: token, token_type: 'bearer', expires_in: this.config.tokenTtlSeconds };
   }
 

@@ -127,9 +127,7 @@ export class AdminService {
   async rotateSecret(clientId: string): Promise<ClientCredentials> {
     const clientSecret = newSecret();
     const now = new Date();
-    const result = await this.dataSource
-      .getRepository(IntegrationClient)
-      .update({ clientId }, { secretHash: hashCredential(clientSecret), secretRotated: now, modified: now });
+    const result = await this.tx.alone((m) => m.update(IntegrationClient, { clientId }, { secretHash: hashCredential(clientSecret), secretRotated: now, modified: now }));
     if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
     return { clientId, clientSecret };
   }

@@ -235,7 +235,7 @@ export class ItemsService {
     if (problem) throw new InvalidAlias(problem);
     const item = await this.byShortId(shortId);
     try {
-      await this.aliases.insert({ alias: clean, aliasKey: clean, partNo: item.partNo, created: new Date() });
+      await this.tx.alone((m) => m.insert(ItemAlias, { alias: clean, aliasKey: clean, partNo: item.partNo, created: new Date() }));
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateAlias(clean);
       throw error;

@@ -2,18 +2,17 @@ import type { EntityManager } from 'typeorm';
 
 /**
  * Lets the event loop turn during long work in a transaction (EXTENSIONS
- * "Warehouse operations": while a batch runs, `/health/live` answers within
- * 250 ms). On MySQL/MariaDB the JS work around thousands of lots (rows
- * turned into entities, ledger rows, statements) runs between the queries'
- * round trips in stretches of hundreds of milliseconds; loops over lots call
- * `letOthersRun(m)` between steps, and once `TURN_MS` have passed since the
- * loop last turned for one of them it waits for a turn (setImmediate).
+ * "Warehouse operations": whatever a batch holds, `/health/live` answers
+ * within 250 ms while it runs). An operation over thousands of lots runs
+ * stretches of JS (rows turned into entities, ledger rows, statements) and,
+ * on SQLite, of synchronous statements, all chained by promises that are
+ * already resolved: without a pause nothing else runs until the transaction
+ * ends. Loops over lots call `letOthersRun(m)` between steps; once `TURN_MS`
+ * have passed since the loop last turned, it waits for a turn (setImmediate).
  *
- * Not on SQLite: better-sqlite3 waits for a busy lock synchronously, so a
- * write made on another connection of this process (a token, an idempotency
- * record, another instance) while a transaction holds the write lock and has
- * let the loop turn would block the loop itself until the busy timeout, and
- * the transaction could not go on. There a transaction keeps the loop.
+ * On SQLite this is safe because every write of the process waits for the
+ * writer's turn asynchronously (TransactionRunner `run` and `alone`): none
+ * meets the write lock this transaction holds and waits for it synchronously.
  */
 
 /** How long work may run before it lets the loop turn: well under the 250 ms a probe may wait. */
@@ -21,8 +20,9 @@ export const TURN_MS = 20;
 
 let lastTurn = performance.now();
 
-export async function letOthersRun(m: EntityManager): Promise<void> {
-  if (performance.now() - lastTurn < TURN_MS || m.connection.driver.options.type !== 'mysql') return;
+/** Waits for a turn of the event loop when work has run `TURN_MS` since the last one. `_m`: the transaction it runs in. */
+export async function letOthersRun(_m?: EntityManager): Promise<void> {
+  if (performance.now() - lastTurn < TURN_MS) return;
   await new Promise<void>((resolve) => setImmediate(resolve));
   lastTurn = performance.now();
 }

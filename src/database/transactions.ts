@@ -5,6 +5,7 @@ import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLit
 import { DomainError } from '../errors.js';
 import { Metrics, type RetryCause } from '../metrics/metrics.js';
 import { countStatements, deferCounts, dropCounts } from './counters.js';
+import { letOthersRun } from './event-loop.js';
 import { closeTail, openTail, type Statement, takeTail } from './statements.js';
 
 export class TooMuchContention extends DomainError {
@@ -228,6 +229,25 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.units.getStore()?.open?.manager ?? this.dataSource.manager;
   }
 
+  /**
+   * A write of its own, never part of the caller's unit of work (a token, an
+   * Idempotency-Key's claim or release, an admin change). On MySQL/MariaDB it
+   * runs on the pool as it is, each statement committing by itself. On
+   * SQLite it waits for the writer's turn and runs in a transaction of the
+   * writer's connection like `run`: a write on the main connection while a
+   * transaction holds the write lock would wait for that lock synchronously
+   * (better-sqlite3's busy timeout), stopping the event loop, and with it the
+   * transaction that holds the lock, which lets the loop turn during long
+   * work (event-loop.ts). Every write of the service on SQLite goes through
+   * the writer's turn, by `run` or by this.
+   */
+  async alone<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.isMysql) return work(this.dataSource.manager);
+    // Waiting for the writer's turn while this very request holds it would wait for ever.
+    if (this.units.getStore()?.open) throw new Error('TransactionRunner.alone() called inside a unit of work whose transaction is open');
+    return this.units.run(undefined, () => this.run(work));
+  }
+
   /** Whether the caller runs inside a unit of work. */
   get inUnit(): boolean {
     return this.units.getStore() !== undefined;
@@ -273,7 +293,11 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /** Runs held-back writes now, one statement per query. */
   private async send(m: EntityManager, tail: Statement[]): Promise<void> {
-    for (const { sql, params } of tail) await m.query(sql, params);
+    for (const { sql, params } of tail) {
+      // An operation over thousands of lots holds back dozens of statements: the event loop turns between them (event-loop.ts).
+      await letOthersRun(m);
+      await m.query(sql, params);
+    }
   }
 
   /** Runs the steps `afterCommit` registered for the transaction of `m`, outside the unit of work that committed it. */

@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import { from, type Observable, of, switchMap } from 'rxjs';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
+import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, ValidationFailed } from '../errors.js';
 import { ApiFailures } from '../http/openapi-decorators.js';
 import { UnitOfWork } from '../http/unit-of-work.js';
@@ -55,14 +56,18 @@ interface Stored {
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(@InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>) {}
+  constructor(
+    @InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>,
+    private readonly tx: TransactionRunner,
+  ) {}
 
   /** Claims the key; returns the stored response when there is one to replay. */
   async begin(ctx: IdempotencyContext): Promise<Stored | null> {
     const now = new Date();
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await this.records.insert({ clientId: ctx.clientId, keyHash: ctx.keyHash, requestHash: ctx.requestHash, state: 'pending', status: null, body: null, created: now });
+        // Claims are writes of their own, before the request's unit of work begins (TransactionRunner.alone).
+        await this.tx.alone((m) => m.insert(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, requestHash: ctx.requestHash, state: 'pending', status: null, body: null, created: now }));
         return null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -72,7 +77,7 @@ export class IdempotencyService {
       const age = now.getTime() - found.created.getTime();
       const stale = age > KEEP_MS || (found.state === 'pending' && age > ABANDONED_MS);
       if (stale) {
-        await this.records.delete({ clientId: ctx.clientId, keyHash: ctx.keyHash, created: found.created });
+        await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, created: found.created }));
         continue;
       }
       if (found.requestHash !== ctx.requestHash) throw new IdempotencyKeyReused();
@@ -89,12 +94,12 @@ export class IdempotencyService {
 
   /** The work failed: free the key so that the client can try again. */
   async release(ctx: IdempotencyContext): Promise<void> {
-    await this.records.delete({ clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending' });
+    await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending' }));
   }
 
   /** Forgets records older than 24 hours (called now and then). */
   async purge(): Promise<void> {
-    await this.records.delete({ created: LessThan(new Date(Date.now() - KEEP_MS)) });
+    await this.tx.alone((m) => m.delete(IdempotencyRecord, { created: LessThan(new Date(Date.now() - KEEP_MS)) }));
   }
 }
 

@@ -14,6 +14,7 @@ import type { BatchResponseDto } from './inventory.responses.js';
 import { InventoryService } from './inventory.service.js';
 import { lockItemsAndLevels } from './locks.js';
 import { LotBudget } from './lot-budget.js';
+import { letOthersRun } from '../database/event-loop.js';
 
 /** The most operations one batch carries (EXTENSIONS). */
 export const MAX_BATCH_OPERATIONS = 250;
@@ -78,6 +79,8 @@ export class BatchService {
     const details: ErrorDetails = {};
     let firstInvalid = -1;
     for (const [i, { op, body }] of entries.entries()) {
+      // 250 bodies through class-validator take a while: the event loop turns between them (event-loop.ts).
+      await letOthersRun();
       try {
         bodies.push((await this.pipe.transform(body, { type: 'body', metatype: op.dto })) as Body);
       } catch (error) {
@@ -111,6 +114,8 @@ export class BatchService {
     const budget = new LotBudget();
     for (const [i, { op }] of entries.entries()) {
       try {
+        // Up to 250 operations in one transaction: the event loop turns between them too (event-loop.ts).
+        await letOthersRun();
         results.push(await op.run(caller, bodies[i], key, budget));
       } catch (error) {
         throw error instanceof DomainError ? new BatchOperationFailed(i, error) : error;

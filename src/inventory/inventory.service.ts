@@ -108,7 +108,7 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto));
+      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto), { units: dto.units, budget });
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
@@ -133,7 +133,7 @@ export class InventoryService {
     return this.tx.run(async (m) => {
       const now = new Date();
       const [source, target] = await lockLevels(this.tx, m, item.partNo, [dto.wid, dest], dest);
-      const candidates = source ? await lockLots(this.tx, m, item.partNo, dto.wid, moveFilter(dto)) : [];
+      const candidates = source ? await lockLots(this.tx, m, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       // Without a toSpot each lot keeps its own spot; the hold travels with the units.
@@ -168,7 +168,7 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (m) => {
       const now = new Date();
-      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold));
+      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       const done = await applyPick(m, plan, { hold }, now);

@@ -9,6 +9,7 @@ import { Lot, StockLevel } from './inventory.entities.js';
 import { countNewLevel } from './list-counts.js';
 import type { LotFilter } from './pick.js';
 import { letOthersRun } from '../database/event-loop.js';
+import { BatchTooLarge, type LotBudget } from './lot-budget.js';
 
 /*
  * The lock order. Every writer of an item's stock takes its locks in this one
@@ -112,19 +113,60 @@ export async function lockLevels(tx: TransactionRunner, m: EntityManager, partNo
   return wids.map((w) => found.get(w) ?? null);
 }
 
-/** In-stock lots of the item in the warehouse that pass the filter, oldest first, locked. */
-export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<Lot[]> {
+/** How many lots an operation wants: enough to hold `units` (all that match without), and at most what its batch may still touch. */
+export interface LotWant {
+  /** Stop once the lots read hold this many units (an Issue, a Move, a Hold or Release with `units`); undefined: every matching lot. */
+  units?: number;
+  /** In a batch: the lots it may still touch. Reading more than that many refuses the batch (BatchTooLarge) before any more is read. */
+  budget?: LotBudget | null;
+}
+
+/** The first read of an operation's lots takes this many; each next read four times as many, up to LOT_CHUNK_MAX. */
+const LOT_CHUNK_FIRST = 16;
+const LOT_CHUNK_MAX = 1_000;
+
+/**
+ * In-stock lots of the item in the warehouse that pass the filter, oldest
+ * first (received, then recNo), locked, read in chunks that seek on from the
+ * last lot read (an index range of IX_lot_pick: partNo, wID, active,
+ * received, then the key), and only as many as `want` needs: an Issue of 3
+ * units reads the first 16 lots, not the item's 100,000, and a batch over its
+ * lot limit stops reading at the limit. The caller holds the stock_level
+ * row, which every writer of these lots takes first (the lock order above),
+ * so the chunks read one consistent set. Between chunks the event loop may
+ * turn (event-loop.ts).
+ */
+export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: number, wid: number, f: LotFilter, want: LotWant = {}): Promise<Lot[]> {
   const [matching, params] = lotConditions(m, f);
-  const found = await rows(m, `SELECT ${columnList(m, Lot, 'l')} FROM lot l WHERE l.partNo = ? AND l.wID = ? AND ${matching} ORDER BY l.received, l.recNo${tx.lockClause}`, [partNo, wid, ...params]);
-  return found.map((row) => toEntity(m, Lot, row));
+  const select = `SELECT ${columnList(m, Lot, 'l')} FROM lot l WHERE l.partNo = ? AND l.wID = ? AND ${matching}`;
+  const lots: Lot[] = [];
+  let missing = want.units === undefined ? null : storedTenThousandths(want.units);
+  let size = LOT_CHUNK_FIRST;
+  for (;;) {
+    const last = lots.at(-1);
+    const [seek, seekParams] = last
+      ? [' AND (l.received > ? OR (l.received = ? AND l.recNo > ?))', [columnValue(m, Lot, 'received', last.received), columnValue(m, Lot, 'received', last.received), last.recNo]]
+      : ['', []];
+    const found = await rows(m, `${select}${seek} ORDER BY l.received, l.recNo LIMIT ?${tx.lockClause}`, [partNo, wid, ...params, ...seekParams, size]);
+    for (const row of found) {
+      // Lots past the one that completes `units` are not the operation's (a chunk may read a few more).
+      if (missing !== null && missing <= 0n) break;
+      const lot = toEntity(m, Lot, row);
+      lots.push(lot);
+      if (missing !== null) missing -= storedTenThousandths(lot.units);
+    }
+    if (want.budget && lots.length > want.budget.left) throw new BatchTooLarge(want.budget.limit);
+    await letOthersRun(m);
+    if (found.length < size || (missing !== null && missing <= 0n)) return lots;
+    size = Math.min(size * 4, LOT_CHUNK_MAX);
+  }
 }
 
 /**
- * Issue's and Hold's locks in one statement: the item's stock_level row for
- * the warehouse, then (the outer join reads it first, so the lock order
- * holds) the in-stock lots there that pass the filter, oldest first. `level`
- * is the row's figures as locked, null when the warehouse has no row for the
- * item, and then there is no lot either.
+ * Issue's and Hold's locks: the item's stock_level row for the warehouse,
+ * then the in-stock lots there that pass the filter, oldest first, as many
+ * as `want` needs (`lockLots`). `level` is the row's figures as locked, null
+ * when the warehouse has no row for the item, and then there is no lot either.
  */
 export async function lockLevelAndLots(
   tx: TransactionRunner,
@@ -132,23 +174,11 @@ export async function lockLevelAndLots(
   partNo: number,
   wid: number,
   f: LotFilter,
+  want: LotWant = {},
 ): Promise<{ level: LevelFigures | null; lots: Lot[] }> {
-  const [matching, params] = lotConditions(m, f);
-  const found = await rows(
-    m,
-    `SELECT s.inStock AS levelInStock, s.onHold AS levelOnHold, ${columnList(m, Lot, 'l')} FROM stock_level s LEFT JOIN lot l ON l.partNo = s.partNo AND l.wID = s.wID AND ${matching} WHERE s.partNo = ? AND s.wID = ?${tx.lockClause}`,
-    [...params, partNo, wid],
-  );
-  // Ordered here: an ORDER BY on the joined lots would have MariaDB sort them in a temporary table.
-  // The lots are read, and locked, in the order of their index (partNo, wID, active, received, recNo) all the same.
-  const lots: Lot[] = [];
-  for (const [i, row] of found.entries()) {
-    // Thousands of rows: let the event loop turn now and then (event-loop.ts).
-    if (i % 500 === 499) await letOthersRun(m);
-    if (row.recNo !== null) lots.push(toEntity(m, Lot, row));
-  }
-  lots.sort((a, b) => a.received.getTime() - b.received.getTime() || a.recNo - b.recNo);
-  return { level: found.length > 0 ? levelFigures(found[0]) : null, lots };
+  const [row] = await rows(m, `SELECT inStock AS levelInStock, onHold AS levelOnHold FROM stock_level WHERE partNo = ? AND wID = ?${tx.lockClause}`, [partNo, wid]);
+  if (!row) return { level: null, lots: [] };
+  return { level: levelFigures(row), lots: await lockLots(tx, m, partNo, wid, f, want) };
 }
 
 /** A lot filter as the conditions on lot `l`, in-stock lots only, with their parameters. */

@@ -127,7 +127,7 @@ export async function writeLedger(
   const extraJson = Object.keys(extra).length ? JSON.stringify(extra) : null;
   const created = new Date();
   const operationId = randomUUID();
-  const entries = rows.map((row) => ({
+  const entry = (row: LedgerRow) => ({
     ...row,
     operationId,
     operation,
@@ -139,11 +139,11 @@ export async function writeLedger(
     clientId: origin.clientId,
     requestKey: origin.requestKey,
     created,
-  }));
-  // New rows nothing in the transaction reads: they go with the commit.
-  for (const chunk of chunks(entries)) {
+  });
+  // New rows nothing in the transaction reads: they go with the commit. A chunk at a time, the event loop turning between.
+  for (const chunk of chunks(rows)) {
     await letOthersRun(m);
-    await later(m, insertStatement(m, LedgerEntry, chunk));
+    await later(m, insertStatement(m, LedgerEntry, chunk.map(entry)));
   }
   await countLedgerRows(m, rows);
 }
