@@ -284,6 +284,16 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
       ['a decimal IPv4', 'http://2130706433/'],
       ['an octal IPv4', 'http://0177.0.0.1/'],
       ['a hostname resolving to loopback', 'http://localhost:3000/'],
+      // IANA's special-purpose blocks and IPv6 forms that carry an IPv4 address (EXTENSIONS "Events" → "Webhooks").
+      ['IPv4-compatible loopback', 'http://[::127.0.0.1]:4150/'],
+      ['IPv4-compatible metadata address', 'http://[::a9fe:a9fe]/'],
+      ['IPv4-compatible, deprecated', 'http://[::1.2.3.4]/'],
+      ['IPv6 site-local', 'http://[fec0::1]/'],
+      ['IPv6 discard-only', 'http://[100::1]/'],
+      ['benchmarking', 'http://198.18.0.1/'],
+      ['NAT64 of loopback', 'http://[64:ff9b::7f00:1]/'],
+      ['6to4 of a private address', 'http://[2002:c0a8:101::1]/'],
+      ['documentation', 'http://[2001:db8::1]/'],
     ])('SSRF: %s (%s)', async (_what, url) => {
       const before = await count();
       refused(['webhook:create', '--client-id', admin.clientId, '--url', url], /resolves to .*non-public address/);

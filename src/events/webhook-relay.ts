@@ -1,6 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessService } from '../auth/access.service.js';
@@ -14,7 +12,9 @@ import { EventSequence, OutboxEvent, WebhookDelivery, WebhookSubscription } from
 import type { EventResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
 import { EventSequencer } from './sequencer.js';
-import { type CheckedAddress, checkedAddress, parseWebhookUrl, pinnedLookup } from './webhook-target.js';
+import { type Attempt, WebhookPoster } from './webhook-post.js';
+
+export { ATTEMPT_MS, MAX_ANSWER_BYTES, signature } from './webhook-post.js';
 
 /** How long a claim on a subscription lasts; renewed before a POST (which takes at most ATTEMPT_MS) once less than RENEW_BEFORE_MS of it is left. */
 export const LEASE_MS = 30_000;
@@ -22,24 +22,20 @@ const RENEW_BEFORE_MS = 15_000;
 /** Deliveries recorded together: at most this many, or after this long, in one transaction (a crash repeats at most these). */
 const RECORD_EVERY = 100;
 const RECORD_EVERY_MS = 500;
-/** A delivery is a 2xx within this time. */
-export const ATTEMPT_MS = 10_000;
-/** The most of a receiver's answer that is read. */
-export const MAX_ANSWER_BYTES = 64 * 1024;
-/** Polling: at once again after a turn that did something, else once a second (a sequencer turn in this instance wakes it earlier). */
+/** Polling: at once again after a look that started a worker, else once a second (a publication in this instance, or a retry falling due, wakes it earlier). */
 const IDLE_POLL_MS = 1000;
 /** How often a turn measures webhook_oldest_undelivered_seconds. */
 const LAG_EVERY_MS = 1000;
-/** How long an idle kept-alive connection to a receiver stays open. */
-const KEEP_ALIVE_MS = 4000;
-/** Subscriptions one turn works on, side by side, and events per subscription per turn. */
-const SUBSCRIPTIONS_PER_TURN = 20;
+/** Subscriptions one look finds at most; events a worker reads (and delivers) at a time. */
+const SUBSCRIPTIONS_PER_LOOK = 200;
 const EVENTS_PER_TURN = 100;
-
-interface Attempt {
-  status: number | null;
-  error: string | null;
-}
+/**
+ * Workers (subscriptions in work) one instance runs at once. Each has one
+ * connection at most, so a receiver that hangs holds one worker: a waiting
+ * socket costs little, and the bound is set far above the subscriptions a
+ * few hanging receivers stand for (EXTENSIONS: 200 hanging must not delay others).
+ */
+const MAX_WORKERS = 1000;
 
 /** An attempt made, to be recorded: the event, its number for that event, the answer, when it was made, and its retry (null: none). */
 interface Made {
@@ -50,28 +46,31 @@ interface Made {
   nextTry: Date | null;
 }
 
-/** `webhook-signature` (Standard Webhooks): HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the secret's bytes. */
-export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
-}
-
 /**
- * Delivers each subscription's events (EXTENSIONS "Events"), in every
- * instance of the service. A subscription is worked on by one instance at a
- * time: the instance claims it by a conditional UPDATE of its lease, renews
- * the lease before every POST, and a killed instance's lease lapses after
- * LEASE_MS. Events go out in seq order; an event that fails is tried again
- * after the next pause of WEBHOOK_RETRY_SECONDS (with ±20 % jitter), the
- * events after it waiting, and once the pauses are used up it is recorded as
- * failed and the subscription moves on. Which events a subscription receives
- * is the feed's own rule (EventsService.page) for its client's account as it
- * is now: a disabled client, or one without SecurityID 11, receives nothing.
- * The position moves only after an attempt is recorded, so a crash repeats
- * at most the attempts not yet recorded (at least once): deliveries in a row
- * are recorded together, up to RECORD_EVERY or RECORD_EVERY_MS, in one
- * transaction (a failed attempt at once), so that one subscription keeps up
- * with hundreds of events a second.
+ * Delivers each subscription's events (EXTENSIONS "Events" → "Webhooks"), in
+ * every instance of the service.
+ *
+ * Subscriptions are independent: a scheduler loop looks for subscriptions
+ * behind the feed, due and not held, claims each by a conditional UPDATE of
+ * its lease and hands it to a worker of its own; it never waits on a
+ * delivery, so a receiver that hangs holds only its own worker (up to
+ * MAX_WORKERS at once). A worker reads its subscription's row again under the
+ * lease (the position may have moved on another instance since the look),
+ * delivers in seq order page by page until it is up to date or an attempt
+ * fails, renews the lease before a POST when it runs low, records every
+ * delivery, and only then gives the lease back: no other instance can start
+ * from a position older than what was sent. A killed instance's lease lapses
+ * after LEASE_MS.
+ *
+ * An event that fails is tried again after the next pause of
+ * WEBHOOK_RETRY_SECONDS (±20 % jitter), the events after it waiting; a timer
+ * wakes the scheduler when the retry falls due. Once the pauses are used up
+ * it is recorded as failed and the subscription moves on. Which events a
+ * subscription receives is the feed's own rule (EventsService.page) for its
+ * client's account as it is now: a disabled client, or one without
+ * SecurityID 11, receives nothing. Deliveries in a row are recorded together,
+ * up to RECORD_EVERY or RECORD_EVERY_MS, in one transaction (a failed attempt
+ * at once), so a crash repeats at most those.
  */
 @Injectable()
 export class WebhookRelay implements OnModuleDestroy {
@@ -81,14 +80,11 @@ export class WebhookRelay implements OnModuleDestroy {
   private started = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private readonly requests = new Set<http.ClientRequest>();
-  /**
-   * A kept-alive connection pool per subscription, bound to the address its
-   * URL was checked to: a POST after the first skips the TCP (and TLS)
-   * handshake. A new check that gives another address gets a new pool, so a
-   * connection never goes to an address that was not checked.
-   */
-  private readonly agents = new Map<number, { address: string; agent: http.Agent }>();
+  private nudged = false;
+  /** Each subscription in work here, by id: its worker. */
+  private readonly workers = new Map<number, Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly poster: WebhookPoster;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -99,24 +95,26 @@ export class WebhookRelay implements OnModuleDestroy {
     private readonly sequencer: EventSequencer,
     @Optional() private readonly metrics?: Metrics,
     @Optional() private readonly logger?: AppLogger,
-  ) {}
+  ) {
+    this.poster = new WebhookPoster(config);
+  }
 
   /** Starts delivering (the service does, once it is up). */
   start(): void {
     if (this.started || this.stopped) return;
     this.started = true;
-    this.sequencer.onPublished(() => this.wake?.());
+    this.sequencer.onPublished(() => this.nudge());
     this.loop = this.run();
   }
 
-  /** Stops: the POSTs in flight are cut off (their events are tried again), the leases given back. */
+  /** Stops: the POSTs in flight are cut off (their events are tried again), the workers end, the leases are given back. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    for (const request of this.requests) request.destroy(new Error('the service is shutting down'));
+    for (const timer of this.timers) clearTimeout(timer);
+    this.poster.close();
     await this.loop;
-    for (const { agent } of this.agents.values()) agent.destroy();
-    this.agents.clear();
+    await Promise.all(this.workers.values());
     if (this.started) {
       await this.tx
         .run((m) => m.createQueryBuilder().update(WebhookSubscription).set({ leaseOwner: null, leaseUntil: null }).where('leaseOwner = :owner', { owner: this.owner }).execute())
@@ -124,20 +122,28 @@ export class WebhookRelay implements OnModuleDestroy {
     }
   }
 
+  /** Looks for work again as soon as the loop is free: a new event was published, or a retry is due. */
+  private nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  /** The scheduler: looks for due subscriptions and starts a worker for each; it never waits on a delivery. */
   private async run(): Promise<void> {
     while (!this.stopped) {
-      let busy = false;
+      let started = 0;
+      this.nudged = false;
       try {
-        // The lag gauge at most once a second: the relay looks again at once while it is busy.
+        // The lag gauge at most once a second: the relay looks again at once while it finds work.
         const measure = Date.now() - this.lagMeasured >= LAG_EVERY_MS;
         if (measure) this.lagMeasured = Date.now();
-        busy = await this.turn(measure);
+        started = await this.turn(measure);
       } catch (error) {
-        this.logger?.log.warn({ err: error }, 'webhooks: a relay turn failed; it runs again shortly');
+        this.logger?.log.warn({ err: error }, 'webhooks: a relay look failed; it runs again shortly');
       }
       if (this.stopped) break;
-      if (busy) {
-        // More may be waiting: look again at once, yielding to the requests in between.
+      if ((started && this.workers.size < MAX_WORKERS) || this.nudged) {
+        // More may be due: look again at once, yielding to the requests in between.
         await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }
@@ -152,68 +158,101 @@ export class WebhookRelay implements OnModuleDestroy {
     }
   }
 
-  /** One look for work: the subscriptions behind the feed, free to claim and due; whether any attempt was made. `measure`: also set the lag gauge. */
-  async turn(measure = true): Promise<boolean> {
+  /**
+   * One look for work: the subscriptions behind the feed, due, and free to
+   * claim, each claimed and handed to a worker of its own (not awaited); how
+   * many were. `measure`: also set the lag gauge.
+   */
+  async turn(measure = true): Promise<number> {
     const now = new Date();
     const { lastSeq } = await this.dataSource.getRepository(EventSequence).findOneByOrFail({ id: 1 });
-    const due = await this.dataSource
+    const found = await this.dataSource
       .getRepository(WebhookSubscription)
       .createQueryBuilder('s')
-      // Leases are given back after each turn, so only others' unexpired leases are skipped here (index leaseUntil, nextTry).
+      .select(['s.id', 's.clientId'])
+      // Those in work hold a lease, this instance's included, so only free or lapsed leases are looked at (index leaseUntil, nextTry).
       .where('(s.leaseUntil IS NULL OR s.leaseUntil < :now)', { now })
       .andWhere('(s.nextTry IS NULL OR s.nextTry <= :now)', { now })
       .andWhere('s.afterSeq < :lastSeq', { lastSeq })
-      .limit(SUBSCRIPTIONS_PER_TURN)
+      .limit(SUBSCRIPTIONS_PER_LOOK)
       .getMany();
-    const done = await Promise.all(due.map((s) => this.claimAndWork(s, lastSeq)));
+    const due = found.filter((s) => !this.workers.has(s.id)).slice(0, Math.max(0, MAX_WORKERS - this.workers.size));
+    const claimed = await Promise.all(due.map((s) => this.claimAndStart(s)));
     if (measure) await this.measureLag();
-    return done.some(Boolean);
+    return claimed.filter(Boolean).length;
   }
 
-  private async claimAndWork(sub: WebhookSubscription, lastSeq: number): Promise<boolean> {
+  /** Claims the subscription and starts its worker; whether it did. */
+  private async claimAndStart(sub: WebhookSubscription): Promise<boolean> {
     // A disabled client (or one without SecurityID 11) receives nothing: not even a claim is written for it.
     const caller = await this.access.callerOf(sub.clientId);
-    if (!caller || !caller.can(SecurityId.ItemMasterList)) return false;
+    if (!caller || !caller.can(SecurityId.ItemMasterList) || this.stopped) return false;
     const claimedAt = Date.now();
     if (!(await this.claim(sub.id))) return false;
+    const worker = this.work(sub.id, caller, claimedAt + LEASE_MS)
+      .catch((error) => this.logger?.log.warn({ err: error, subscriptionId: sub.id }, 'webhooks: a delivery worker failed; the subscription is taken up again'))
+      .finally(() => this.workers.delete(sub.id));
+    this.workers.set(sub.id, worker);
+    return true;
+  }
+
+  /**
+   * A subscription's worker, while this instance holds its lease: pages of
+   * its events until it is up to date, an attempt failed (its retry is set),
+   * the service stops or the subscription is gone; then every delivery is
+   * recorded and the lease given back. The position is read again under the
+   * lease, never taken from the look: another instance may have moved it
+   * since (delivering from an older one would send events twice, out of order).
+   */
+  private async work(id: number, caller: Caller, leaseUntil: number): Promise<void> {
+    const lease = { until: leaseUntil };
     try {
-      return await this.work(sub, caller, lastSeq, claimedAt + LEASE_MS);
+      let who: Caller | null = caller;
+      while (!this.stopped && who && who.can(SecurityId.ItemMasterList)) {
+        const { lastSeq } = await this.dataSource.getRepository(EventSequence).findOneByOrFail({ id: 1 });
+        const sub = await this.dataSource.getRepository(WebhookSubscription).findOneBy({ id, leaseOwner: this.owner });
+        if (!sub || sub.afterSeq >= lastSeq || (sub.nextTry && sub.nextTry.getTime() > Date.now())) return;
+        if (!(await this.deliver(sub, who, lastSeq, lease))) return;
+        who = await this.access.callerOf(sub.clientId);
+      }
     } finally {
-      await this.update(sub.id, { leaseOwner: null, leaseUntil: null }).catch(() => undefined);
+      await this.update(id, { leaseOwner: null, leaseUntil: null }).catch(() => undefined);
     }
   }
 
-  /** Delivers the subscription's next events; stops at a failure (to be retried), at shutdown, or when the subscription is gone. */
-  private async work(sub: WebhookSubscription, caller: Caller, lastSeq: number, leaseUntil: number): Promise<boolean> {
+  /**
+   * Delivers a page of the subscription's events and records them; whether
+   * the page went through whole with more to come. Stops at a failure (to be
+   * retried), at shutdown, or when the subscription is gone.
+   */
+  private async deliver(sub: WebhookSubscription, caller: Caller, lastSeq: number, lease: { until: number }): Promise<boolean> {
     const types = sub.types === null ? undefined : (JSON.parse(sub.types) as string[]).join(',');
     const page = await this.events.page(caller, { after: sub.afterSeq, limit: EVENTS_PER_TURN, types }, 'strong');
     let attempt = sub.attempt;
-    let worked = false;
     // Deliveries not yet recorded (recorded together, with the position after the last of them).
     const delivered: Made[] = [];
     const flush = (): Promise<boolean> =>
       delivered.length ? this.record(sub.id, { afterSeq: delivered[delivered.length - 1].event.seq, attempt: 0, nextTry: null }, delivered.splice(0)) : Promise.resolve(true);
     for (const event of page.value) {
       if (this.stopped) break;
-      if (leaseUntil - Date.now() < RENEW_BEFORE_MS) {
+      if (lease.until - Date.now() < RENEW_BEFORE_MS) {
         // Renews the claim; no row: deleted meanwhile, stop at once.
         const until = Date.now() + LEASE_MS;
-        if (!(await this.update(sub.id, { leaseUntil: new Date(until) }))) return worked;
-        leaseUntil = until;
+        if (!(await this.update(sub.id, { leaseUntil: new Date(until) }))) return false;
+        lease.until = until;
       }
       const at = new Date();
-      const answer = await this.post(sub, event);
+      const answer = await this.poster.post(sub, event);
       if (this.stopped && answer.status === null) break; // cut off by the shutdown: not an attempt
       attempt++;
-      worked = true;
       if (answer.status !== null && answer.status >= 200 && answer.status < 300) {
         delivered.push({ event, attempt, answer, at, nextTry: null });
         this.metrics?.webhookDelivery('delivered');
         attempt = 0;
-        if ((delivered.length >= RECORD_EVERY || Date.now() - delivered[0].at.getTime() >= RECORD_EVERY_MS) && !(await flush())) return worked;
+        if ((delivered.length >= RECORD_EVERY || Date.now() - delivered[0].at.getTime() >= RECORD_EVERY_MS) && !(await flush())) return false;
         continue;
       }
-      if (!(await flush())) return worked;
+      if (!(await flush())) return false;
       const pauses = this.config.webhookRetrySeconds;
       const gaveUp = attempt > pauses.length;
       const nextTry = gaveUp ? null : new Date(Date.now() + pauses[attempt - 1] * 1000 * (0.8 + 0.4 * Math.random()));
@@ -222,13 +261,27 @@ export class WebhookRelay implements OnModuleDestroy {
       const state = gaveUp ? { afterSeq: event.seq, attempt: 0, nextTry: null } : { attempt, nextTry };
       const moved = await this.record(sub.id, state, [{ event, attempt, answer: { ...answer, error }, at, nextTry }]);
       this.metrics?.webhookDelivery(gaveUp ? 'failed' : 'retry');
-      if (!moved || nextTry) return worked;
+      if (!moved) return false;
+      if (nextTry) {
+        this.retryAt(nextTry);
+        return false;
+      }
       attempt = 0;
     }
-    if (!(await flush()) || this.stopped) return worked;
+    if (!(await flush()) || this.stopped) return false;
     // Every event up to lastSeq that the page did not return is not one this subscription receives.
     if (!page.hasMore && page.next <= lastSeq) await this.update(sub.id, { afterSeq: lastSeq, attempt: 0, nextTry: null }, 'afterSeq <= :lastSeq', { lastSeq });
-    return worked;
+    return page.hasMore;
+  }
+
+  /** Looks for work when a retry falls due, rather than at the next poll. */
+  private retryAt(nextTry: Date): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.nudge();
+    }, Math.max(0, nextTry.getTime() - Date.now()) + 10);
+    timer.unref();
+    this.timers.add(timer);
   }
 
   /** Attempts and the subscription's new state, in one transaction, while this instance holds it; false when the subscription is gone. */
@@ -241,7 +294,7 @@ export class WebhookRelay implements OnModuleDestroy {
         .where('id = :id AND leaseOwner = :owner', { id: subscriptionId, owner: this.owner })
         .execute();
       if (!result.affected) {
-        this.dropAgent(subscriptionId);
+        this.poster.dropAgent(subscriptionId);
         return false;
       }
       await m.insert(
@@ -267,89 +320,8 @@ export class WebhookRelay implements OnModuleDestroy {
       return qb.execute();
     });
     const changed = (result.affected ?? 0) > 0;
-    if (!changed && held) this.dropAgent(id);
+    if (!changed && held) this.poster.dropAgent(id);
     return changed;
-  }
-
-  /** Closes the kept-alive pool of a subscription this instance no longer holds (deleted, or its lease lost): the map holds only those in work. */
-  private dropAgent(subscriptionId: number): void {
-    this.agents.get(subscriptionId)?.agent.destroy();
-    this.agents.delete(subscriptionId);
-  }
-
-  /**
-   * One POST: the URL checked again (it may resolve elsewhere now, or the
-   * rule may have changed) and the connection made to the address checked;
-   * no redirect followed; a 2xx within ATTEMPT_MS is a delivery; at most
-   * MAX_ANSWER_BYTES of the answer are read.
-   */
-  private async post(sub: WebhookSubscription, event: EventResponseDto): Promise<Attempt> {
-    let url: URL;
-    let address;
-    try {
-      url = parseWebhookUrl(sub.url);
-      address = await checkedAddress(url, this.config.webhookAllowPrivate);
-    } catch (error) {
-      return { status: null, error: `refused: ${(error as Error).message}`.slice(0, 200) };
-    }
-    const body = JSON.stringify(event);
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'user-agent': 'inventory-service-webhooks',
-      'webhook-id': event.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signature(sub.secret, event.id, timestamp, body),
-    };
-    const first = await this.exchange(sub.id, url, address, headers, body);
-    // A kept-alive connection the receiver closed just as it was reused: once more, on a new one (nothing was answered).
-    return first.staleSocket ? this.exchange(sub.id, url, address, headers, body) : first;
-  }
-
-  /** One request of a POST (see `post`); `staleSocket` when a reused connection failed before any answer. */
-  private exchange(subscriptionId: number, url: URL, address: CheckedAddress, headers: http.OutgoingHttpHeaders, body: string): Promise<Attempt & { staleSocket?: boolean }> {
-    const client = url.protocol === 'https:' ? https : http;
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (attempt: Attempt & { staleSocket?: boolean }) => {
-        if (settled) return;
-        settled = true;
-        resolve(attempt);
-      };
-      const request = client.request(url, { method: 'POST', headers, lookup: pinnedLookup(address), agent: this.agentFor(subscriptionId, url, address) }, (response) => {
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) response.destroy();
-        });
-        response.on('error', () => undefined);
-        response.on('close', () => this.requests.delete(request));
-        settle({ status: response.statusCode ?? null, error: response.statusCode && response.statusCode < 300 && response.statusCode >= 200 ? null : `HTTP ${response.statusCode}` });
-      });
-      // Bounds the whole exchange, the answer's body included.
-      const timer = setTimeout(() => request.destroy(new Error(`no answer within ${ATTEMPT_MS / 1000} s`)), ATTEMPT_MS);
-      request.on('close', () => clearTimeout(timer));
-      this.requests.add(request);
-      request.on('error', (error) => {
-        this.requests.delete(request);
-        const reset = (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE';
-        settle({ status: null, error: error.message.slice(0, 200), staleSocket: request.reusedSocket && reset && !this.stopped });
-      });
-      request.end(body);
-    });
-  }
-
-  /** The subscription's kept-alive pool for the address just checked (a new one when the address changed). */
-  private agentFor(subscriptionId: number, url: URL, address: { address: string }): http.Agent {
-    const known = this.agents.get(subscriptionId);
-    if (known?.address === address.address && (known.agent instanceof https.Agent) === (url.protocol === 'https:')) return known.agent;
-    known?.agent.destroy();
-    // An idle connection is closed after KEEP_ALIVE_MS, before the usual 5 s of a receiver's own keep-alive.
-    const options = { keepAlive: true, maxSockets: 1, timeout: KEEP_ALIVE_MS };
-    const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    this.agents.set(subscriptionId, { address: address.address, agent });
-    return agent;
   }
 
   /** webhook_oldest_undelivered_seconds: the age of the first event after the position of the subscription furthest behind. */

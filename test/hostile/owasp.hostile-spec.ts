@@ -493,6 +493,17 @@ describe(`API7:2023 Server Side Request Forgery (${testDatabaseKind()})`, () => 
     'http://0177.0.0.1/',
     'http://0x7f.0.0.1/',
     'http://localhost/',
+    // Not globally reachable by IANA's special-purpose registries, or an IPv6 form of such an IPv4 address.
+    'http://[::127.0.0.1]:4150/',
+    'http://[::a9fe:a9fe]/',
+    'http://[fec0::1]/',
+    'http://[100::1]/',
+    'http://[::1.2.3.4]/',
+    'http://198.18.0.1/',
+    'http://240.0.0.1/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::1]/',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
   ])('webhook:create refuses %s', async (url) => {
     const r = cli(t.database.url, ['webhook:create', '--client-id', admin.clientId, '--url', url]);
     expect(r.status).toBe(1);

@@ -64,3 +64,22 @@ export function cli(databaseUrl: string, args: string[], env: Record<string, str
   };
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
 }
+
+/** A receiver on loopback that accepts every connection and request and never answers (a hung endpoint). */
+export async function startHangingReceiver(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  let requests = 0;
+  const server: Server = createServer((req) => {
+    requests++;
+    req.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hangs`,
+    requests: () => requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
