@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { from, type Observable, of, switchMap } from 'rxjs';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
-import { DomainError, ValidationFailed } from '../errors.js';
+import { Conflict, DomainError, ValidationFailed } from '../errors.js';
 import { ApiFailures } from '../http/openapi-decorators.js';
 import { UnitOfWork } from '../http/unit-of-work.js';
 import { IdempotencyRecord } from './idempotency.entity.js';
@@ -34,9 +34,12 @@ export class IdempotencyKeyReused extends DomainError {
   }
 }
 
-export class IdempotentRequestInFlight extends DomainError {
+/** Seconds a client is asked to wait before sending the key again: most requests finish well within it. */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
+export class IdempotentRequestInFlight extends Conflict {
   constructor() {
-    super('conflict', 'A request with this Idempotency-Key is still in progress.');
+    super('A request with this Idempotency-Key is still in progress.', { reason: 'request_in_progress' }, IN_FLIGHT_RETRY_AFTER_SECONDS);
   }
 }
 
