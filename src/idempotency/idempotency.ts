@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CallHandler, createParamDecorator, type ExecutionContext, Injectable, type NestInterceptor, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { type CallHandler, createParamDecorator, type ExecutionContext, Inject, Injectable, type NestInterceptor, Optional, UseInterceptors, applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
@@ -10,6 +10,10 @@ import { Conflict, DomainError, ValidationFailed } from '../errors.js';
 import { ApiFailures } from '../http/openapi-decorators.js';
 import { UnitOfWork } from '../http/unit-of-work.js';
 import { IdempotencyRecord } from './idempotency.entity.js';
+import { decodeStored, encodeStored, OMITTED_HEADER, omittedAnswer, STORED_ANSWER_LIMIT_BYTES, type Stored } from './stored-answer.js';
+
+/** Injection token: the stored-answer limit in bytes, when not STORED_ANSWER_LIMIT_BYTES (tests make answers over a small one). */
+export const STORED_ANSWER_LIMIT = Symbol('STORED_ANSWER_LIMIT');
 
 const KEEP_MS = 24 * 3600 * 1000;
 /** A pending record this old belongs to a request that died before committing: its key may be used again. */
@@ -43,12 +47,6 @@ export class IdempotentRequestInFlight extends Conflict {
   }
 }
 
-interface Stored {
-  status: number;
-  body: unknown;
-  headers: Record<string, string>;
-}
-
 /**
  * DECISIONS "Inventory": the same client sending the same Idempotency-Key and
  * body within 24 hours gets the stored response again and nothing is done
@@ -58,7 +56,14 @@ interface Stored {
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(@InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>) {}
+  private readonly limit: number;
+
+  constructor(
+    @InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>,
+    @Optional() @Inject(STORED_ANSWER_LIMIT) limit?: number,
+  ) {
+    this.limit = limit ?? STORED_ANSWER_LIMIT_BYTES;
+  }
 
   /** Claims the key; returns the stored response when there is one to replay. */
   async begin(ctx: IdempotencyContext): Promise<Stored | null> {
@@ -80,14 +85,20 @@ export class IdempotencyService {
       }
       if (found.requestHash !== ctx.requestHash) throw new IdempotencyKeyReused();
       if (found.state === 'pending') throw new IdempotentRequestInFlight();
-      return JSON.parse(found.body ?? 'null') as Stored;
+      return decodeStored(found.body ?? 'null');
     }
     throw new IdempotentRequestInFlight();
   }
 
-  /** In the change's transaction: the answer to replay from now on. */
+  /**
+   * In the change's transaction: the answer to replay from now on, within
+   * the limit (stored-answer.ts): compressed when large, and past the limit
+   * only its status, headers and size, so that an answer too large to store
+   * never fails the change it reports.
+   */
   async complete(m: EntityManager, ctx: IdempotencyContext, stored: Stored): Promise<void> {
-    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status: stored.status, body: JSON.stringify(stored) });
+    const body = await encodeStored(stored, this.limit);
+    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status: stored.status, body });
   }
 
   /** The work failed: free the key so that the client can try again. */
@@ -138,7 +149,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (stored) {
           res.setHeader('Idempotent-Replayed', 'true');
           for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
-          return of(stored.body);
+          if (stored.omittedBytes === undefined) return of(stored.body);
+          res.setHeader(OMITTED_HEADER, 'true');
+          return of(omittedAnswer(stored.omittedBytes));
         }
         req.idempotency = ctx;
         // Nest has set the route's status before the interceptors run; the route sets Location itself.
@@ -161,7 +174,13 @@ export const Idempotent = () =>
   applyDecorators(
     UnitOfWork(),
     UseInterceptors(IdempotencyInterceptor),
-    ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Up to 255 characters; a retry with the same key and body within 24 h replays the first response' }),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Up to 255 characters; a retry with the same key and body within 24 h replays the first response (`Idempotent-Replayed: true`). ' +
+        'An answer too large to store (over 8 MiB even compressed) is replayed with its status and the short body `{message, answerBytes}`, marked `Idempotent-Answer-Omitted: true`',
+    }),
     ApiFailures(
       {
         validation_error: 'an Idempotency-Key that is empty, over 255 characters or holds control characters',
