@@ -26,13 +26,39 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorDetails = Record<string, string[]>;
 
 /**
- * DECISIONS "Errors", "Conflicts": a 409's `details`, its `reason` for a
- * connector to branch on plus the figures its message names (in a Batch,
- * the failing operation's index as `operation`).
+ * DECISIONS "Errors" → "Conflicts": why a 409 was answered, for a connector to
+ * branch on without reading the message. A new reason is a new row there first.
+ */
+export const CONFLICT_REASONS = [
+  'insufficient_stock',
+  'duplicate_short_id',
+  'item_discontinued',
+  'stock_bound',
+  'count_changed',
+  'request_in_progress',
+  'concurrent_change',
+  'batch_too_large',
+] as const;
+export type ConflictReason = (typeof CONFLICT_REASONS)[number];
+
+/**
+ * A 409's `details`: its `reason` plus the figures its message names, in
+ * this order (the OpenAPI schema's), quantities as numbers; in a Batch, the
+ * failing operation's index as `operation`.
  */
 export interface ConflictDetails {
-  reason: string;
-  [figure: string]: string | number | null;
+  reason: ConflictReason;
+  itemID?: string;
+  wid?: number;
+  /** null: every matching unit (a Hold or Release without `units`). */
+  requested?: number | null;
+  available?: number;
+  shortID?: string;
+  bound?: number;
+  expected?: number;
+  onHand?: number;
+  limit?: number;
+  operation?: number;
 }
 
 /**
@@ -50,6 +76,19 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+}
+
+/**
+ * Every 409 (DECISIONS "Conflicts"): `details` always names the reason.
+ * `retryAfterSeconds`, for the reasons a plain retry may cure, is sent as
+ * `Retry-After`.
+ */
+export class Conflict extends DomainError {
+  declare readonly details: ConflictDetails;
+
+  constructor(message: string, details: ConflictDetails, retryAfterSeconds?: number) {
+    super('conflict', message, details, retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ERROR_STATUS } from './errors.js';
-import { ErrorResponseDto, RateLimitedResponseDto } from './http/error.responses.js';
+import { ConflictDetailsDto, ErrorResponseDto, RateLimitedResponseDto } from './http/error.responses.js';
 import type { FailureCode, Failures } from './http/openapi-decorators.js';
 
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
@@ -30,7 +30,7 @@ export function setupOpenApi(app: INestApplication): void {
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'POST /api/v1/Token: client id as user, secret as password (or both as form or JSON fields)' })
     .build();
   // The failure bodies are components even where no decorator names them: documentFailures refers to them.
-  const extraModels = [ErrorResponseDto, RateLimitedResponseDto];
+  const extraModels = [ErrorResponseDto, RateLimitedResponseDto, ConflictDetailsDto];
   SwaggerModule.setup(DOCS_PATH, app, () => closeResponseSchemas(documentFailures(SwaggerModule.createDocument(app, config, { extraModels }))), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],
@@ -131,11 +131,25 @@ function documentOperation(op: OperationObject): void {
 
 const OTHER_FAILURES = ['request_timeout', 'request_header_fields_too_large', 'internal_error'] as const;
 
-/** The Error body, its `statusCode` and `error` narrowed to these statuses and codes. */
+/**
+ * The Error body, its `statusCode` and `error` narrowed to these statuses and
+ * codes; a 409's `details` to ConflictDetails (DECISIONS "Conflicts"), with
+ * the `Retry-After` its retryable reasons send.
+ */
 function errorResponse(status: number | number[], codes: readonly string[], description: string): ResponseObject {
   const statuses = Array.isArray(status) ? status : [status];
-  const narrowed = { type: 'object', required: ['statusCode', 'error'], properties: { statusCode: { type: 'integer', enum: statuses }, error: { type: 'string', enum: [...codes] } } };
-  return { description, content: { 'application/json': { schema: { allOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, narrowed] } } } };
+  const conflict = statuses.length === 1 && statuses[0] === ERROR_STATUS.conflict;
+  const narrowed = {
+    type: 'object',
+    required: ['statusCode', 'error', ...(conflict ? ['details'] : [])],
+    properties: {
+      statusCode: { type: 'integer', enum: statuses },
+      error: { type: 'string', enum: [...codes] },
+      ...(conflict ? { details: { $ref: getSchemaPath(ConflictDetailsDto) } } : {}),
+    },
+  };
+  const headers = conflict ? { 'Retry-After': { description: 'Seconds to wait before retrying: sent with `request_in_progress` and `concurrent_change` only', schema: { type: 'integer' } } } : undefined;
+  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: { allOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, narrowed] } } } };
 }
 
 function rateLimited(description: string): ResponseObject {

@@ -46,6 +46,18 @@ describe('a client generated from the OpenAPI document', () => {
     expect(check.stdout).toMatch(/walkthrough\.ts.*Property 'available' does not exist/);
   });
 
+  it('fails the type check when the conflict reasons in the document drift from those the walk-through switches on (the check can fail)', async () => {
+    const doc = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+    const reason = doc.components.schemas.ConflictDetails.properties.reason;
+    expect(reason.enum).toContain('concurrent_change');
+    reason.enum = reason.enum!.filter((r) => r !== 'concurrent_change');
+    writeFileSync(join(dir, 'drifted-reasons.json'), JSON.stringify(doc));
+    expect(generate(join(dir, 'drifted-reasons.json')).status).toBe(0);
+    const check = typecheck('--noEmit');
+    expect(check.status).not.toBe(0);
+    expect(check.stdout).toMatch(/walkthrough\.ts.*'"concurrent_change"' is not comparable/);
+  });
+
   it('type-checks the walk-through against the served document and runs it: token, items, Receive with an Idempotency-Key, Issue, stock levels, a typed 404 and 409', () => {
     const generated = generate(`${service.url}/api/v1/openapi.json`);
     expect({ status: generated.status, stderr: generated.status ? generated.stderr : '' }).toEqual({ status: 0, stderr: '' });

@@ -68,7 +68,7 @@ describe(`inventory: Receive, Issue, Move and stock levels (${testDatabaseKind()
       await request(t.http).delete(`/api/v1/Item/${itemID}`).set('Authorization', admin.bearer);
       const gone = await receive(t, admin.bearer, { itemID, units: 1 });
       expect(gone.status).toBe(409);
-      expect(gone.body).toEqual({ statusCode: 409, error: 'conflict', message: `Item ${itemID} is discontinued; it cannot be received.`, details: null });
+      expect(gone.body).toEqual({ statusCode: 409, error: 'conflict', message: `Item ${itemID} is discontinued; it cannot be received.`, details: { reason: 'item_discontinued', itemID } });
     });
 
     it('receives 0.1 ten times to exactly 1', async () => {
@@ -138,7 +138,7 @@ describe(`inventory: Receive, Issue, Move and stock levels (${testDatabaseKind()
       const ledgerBefore = (await t.dataSource.query('SELECT COUNT(*) AS n FROM ledger_entry'))[0].n;
       const res = await issue(t, admin.bearer, { itemID, units: 3.0001 });
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: `Insufficient stock: requested 3.0001 units of ${itemID} in warehouse 1, 3 available.`, details: null });
+      expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: `Insufficient stock: requested 3.0001 units of ${itemID} in warehouse 1, 3 available.`, details: { reason: 'insufficient_stock', itemID, wid: 1, requested: 3.0001, available: 3 } });
       expect({ lots: await lotsOf(t, admin.bearer, itemID), stock: await stockOf(t, admin.bearer, itemID, 1) }).toEqual(before);
       expect((await t.dataSource.query('SELECT COUNT(*) AS n FROM ledger_entry'))[0].n).toEqual(ledgerBefore);
     });

@@ -63,7 +63,7 @@ describe(`item catalog (${testDatabaseKind()})`, () => {
       for (const shortID of ['Dup-1', 'dup-1', 'DUP-1']) {
         const res = await post({ shortID });
         expect(res.status).toBe(409);
-        expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: `An item with shortID "${shortID}" already exists.`, details: null });
+        expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: `An item with shortID "${shortID}" already exists.`, details: { reason: 'duplicate_short_id', shortID } });
       }
       expect((await get('/Item?key=dup-1')).body.shortID).toBe('Dup-1');
     });

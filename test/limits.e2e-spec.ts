@@ -62,7 +62,7 @@ describe(`stock bounds and operations over thousands of lots (${testDatabaseKind
       await givenStock(t, admin.bearer, { itemID, units: MAX });
       const over = await receive(t, admin.bearer, { itemID, units: 0.0001 });
       expect(over.status).toBe(409);
-      expect(over.body).toEqual({ statusCode: 409, error: 'conflict', message: `Stock of ${itemID} across all warehouses would exceed ${MAX} units.`, details: null });
+      expect(over.body).toEqual({ statusCode: 409, error: 'conflict', message: `Stock of ${itemID} across all warehouses would exceed ${MAX} units.`, details: { reason: 'stock_bound', bound: MAX } });
       expect((await stockOf(t, admin.bearer, itemID, 1))?.inStock).toBe(MAX);
     });
 

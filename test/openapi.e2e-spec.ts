@@ -282,6 +282,17 @@ describe('the OpenAPI document against real answers', () => {
     expect(departures(error, notFound, doc)).toEqual([]);
     expect(departures({ ...error, error: 'conflict' }, notFound, doc)).not.toEqual([]);
     expect(departures({ ...error, statusCode: 409 }, notFound, doc)).not.toEqual([]);
+    // A 409's details: a known reason, only documented figures, in order; null or an unknown reason departs.
+    const conflict = doc.paths['/api/v1/Inventory/Issue'].post.responses['409'].content!['application/json'].schema;
+    const stock = { statusCode: 409, error: 'conflict', message: 'Insufficient stock.', details: { reason: 'insufficient_stock', itemID: 'A', wid: 1, requested: 2, available: 1 } };
+    expect(departures(stock, conflict, doc)).toEqual([]);
+    expect(departures({ ...stock, details: { ...stock.details, requested: null } }, conflict, doc)).toEqual([]);
+    expect(departures({ ...stock, details: null }, conflict, doc)).not.toEqual([]);
+    expect(departures({ ...stock, details: { ...stock.details, reason: 'out_of_stock' } }, conflict, doc)).not.toEqual([]);
+    expect(departures({ ...stock, details: { ...stock.details, extra: 1 } }, conflict, doc)).not.toEqual([]);
+    const { reason, itemID, ...figures } = stock.details;
+    expect(departures({ ...stock, details: { reason, ...figures, itemID } }, conflict, doc)).not.toEqual([]);
+    expect(departures({ ...stock, details: { itemID, ...figures } }, conflict, doc)).not.toEqual([]);
   });
 
   it('reports an answer schema that is not closed, a route without a success schema, and a stray component (the check itself can fail)', () => {
@@ -297,6 +308,8 @@ describe('the OpenAPI document against real answers', () => {
     const lot = Object.keys(schemas(doc).Lot.properties!);
     expect(drifted((c) => schemas(c).Lot.required!.pop())).toEqual([`#/components/schemas/Lot: required ${JSON.stringify(lot.slice(0, -1))}, properties ${JSON.stringify(lot)}`]);
     expect(drifted((c) => (schemas(c).StockLevel.properties!.extra = { type: 'integer' }))).toHaveLength(1);
+    // ConflictDetails may leave out its figures, never its reason.
+    expect(drifted((c) => (schemas(c).ConflictDetails.required = []))).toHaveLength(1);
     // A schema that lets other fields through.
     expect(drifted((c) => delete schemas(c).IssuedLot.additionalProperties)).toEqual(['#/components/schemas/IssuedLot: additionalProperties is not false']);
     // A field with no type, a route whose success answer has no schema, a component nothing uses.

@@ -146,7 +146,8 @@ describe(`the unit of work of a write request (${kind})`, () => {
     it('answers 409 once the retry budget is spent, with nothing written and the key free for the client\'s retry', async () => {
       const started = Date.now();
       const res = await flaky({ wid: 621, failures: 1_000_000, at: 'commit' }, 'flaky-621');
-      expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: 'The request met concurrent changes and could not be completed; retry it.', details: null });
+      expect(res.body).toEqual({ statusCode: 409, error: 'conflict', message: 'The request met concurrent changes and could not be completed; retry it.', details: { reason: 'concurrent_change' } });
+      expect(res.headers['retry-after']).toBe('1');
       expect(Date.now() - started).toBeLessThan(t.app.get(TransactionRunner).retryBudget.ms + 2000);
       expect(attempts.get(621)).toBeGreaterThan(3);
       expect(await names(621)).toEqual([]);

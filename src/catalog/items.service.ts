@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../database/errors.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { DomainError } from '../errors.js';
+import { Conflict, DomainError } from '../errors.js';
 import { EventOutbox, type EventType } from '../events/outbox.js';
 import { shortIdProblem } from '../http/validators.js';
 import { PageCursors } from '../pagination/cursor.js';
@@ -28,12 +28,13 @@ export class ItemNotFound extends DomainError {
 /** A client's value quoted in a message, cut at 64 characters (the longest valid shortID). */
 const quoted = (value: string) => `"${value.length > 64 ? `${value.slice(0, 64)}…` : value}"`;
 
-export class DuplicateShortId extends DomainError {
+export class DuplicateShortId extends Conflict {
   constructor(shortId: string) {
-    super('conflict', `An item with shortID "${shortId}" already exists.`);
+    super(`An item with shortID "${shortId}" already exists.`, { reason: 'duplicate_short_id', shortID: shortId });
   }
 }
 
+/** Only the admin CLI creates aliases (`alias:create`), which prints the message: no HTTP route answers it, so it names no 409 reason. */
 export class DuplicateAlias extends DomainError {
   constructor(alias: string) {
     super('conflict', `The alias "${alias}" already exists.`);

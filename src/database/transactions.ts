@@ -2,15 +2,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
-import { DomainError } from '../errors.js';
+import { Conflict } from '../errors.js';
 import { Metrics, type RetryCause } from '../metrics/metrics.js';
 import { countStatements, deferCounts, dropCounts } from './counters.js';
 import { letOthersRun } from './event-loop.js';
 import { closeTail, openTail, type Statement, takeTail } from './statements.js';
 
-export class TooMuchContention extends DomainError {
+/** Seconds a client is asked to wait before retrying after TooMuchContention: longer than a burst's lock waits, short for a client. */
+export const CONTENTION_RETRY_AFTER_SECONDS = 1;
+
+export class TooMuchContention extends Conflict {
   constructor() {
-    super('conflict', 'The request met concurrent changes and could not be completed; retry it.');
+    super('The request met concurrent changes and could not be completed; retry it.', { reason: 'concurrent_change' }, CONTENTION_RETRY_AFTER_SECONDS);
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CallHandler, createParamDecorator, type ExecutionContext, Injectable, type NestInterceptor, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { type CallHandler, createParamDecorator, type ExecutionContext, Inject, Injectable, type NestInterceptor, Optional, UseInterceptors, applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
@@ -7,10 +7,14 @@ import { from, type Observable, of, switchMap } from 'rxjs';
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { DomainError, ValidationFailed } from '../errors.js';
+import { Conflict, DomainError, ValidationFailed } from '../errors.js';
 import { ApiFailures } from '../http/openapi-decorators.js';
 import { UnitOfWork } from '../http/unit-of-work.js';
 import { IdempotencyRecord } from './idempotency.entity.js';
+import { decodeStored, encodeStored, OMITTED_HEADER, omittedAnswer, STORED_ANSWER_LIMIT_BYTES, type Stored } from './stored-answer.js';
+
+/** Injection token: the stored-answer limit in bytes, when not STORED_ANSWER_LIMIT_BYTES (tests make answers over a small one). */
+export const STORED_ANSWER_LIMIT = Symbol('STORED_ANSWER_LIMIT');
 
 const KEEP_MS = 24 * 3600 * 1000;
 /** A pending record this old belongs to a request that died before committing: its key may be used again. */
@@ -35,16 +39,13 @@ export class IdempotencyKeyReused extends DomainError {
   }
 }
 
-export class IdempotentRequestInFlight extends DomainError {
-  constructor() {
-    super('conflict', 'A request with this Idempotency-Key is still in progress.');
-  }
-}
+/** Seconds a client is asked to wait before sending the key again: most requests finish well within it. */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 
-interface Stored {
-  status: number;
-  body: unknown;
-  headers: Record<string, string>;
+export class IdempotentRequestInFlight extends Conflict {
+  constructor() {
+    super('A request with this Idempotency-Key is still in progress.', { reason: 'request_in_progress' }, IN_FLIGHT_RETRY_AFTER_SECONDS);
+  }
 }
 
 /**
@@ -56,10 +57,15 @@ interface Stored {
  */
 @Injectable()
 export class IdempotencyService {
+  private readonly limit: number;
+
   constructor(
     @InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>,
     private readonly tx: TransactionRunner,
-  ) {}
+    @Optional() @Inject(STORED_ANSWER_LIMIT) limit?: number,
+  ) {
+    this.limit = limit ?? STORED_ANSWER_LIMIT_BYTES;
+  }
 
   /** Claims the key; returns the stored response when there is one to replay. */
   async begin(ctx: IdempotencyContext): Promise<Stored | null> {
@@ -82,14 +88,20 @@ export class IdempotencyService {
       }
       if (found.requestHash !== ctx.requestHash) throw new IdempotencyKeyReused();
       if (found.state === 'pending') throw new IdempotentRequestInFlight();
-      return JSON.parse(found.body ?? 'null') as Stored;
+      return decodeStored(found.body ?? 'null');
     }
     throw new IdempotentRequestInFlight();
   }
 
-  /** In the change's transaction: the answer to replay from now on. */
+  /**
+   * In the change's transaction: the answer to replay from now on, within
+   * the limit (stored-answer.ts): compressed when large, and past the limit
+   * only its status, headers and size, so that an answer too large to store
+   * never fails the change it reports.
+   */
   async complete(m: EntityManager, ctx: IdempotencyContext, stored: Stored): Promise<void> {
-    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status: stored.status, body: JSON.stringify(stored) });
+    const body = await encodeStored(stored, this.limit);
+    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status: stored.status, body });
   }
 
   /** The work failed: free the key so that the client can try again. */
@@ -140,7 +152,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (stored) {
           res.setHeader('Idempotent-Replayed', 'true');
           for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
-          return of(stored.body);
+          if (stored.omittedBytes === undefined) return of(stored.body);
+          res.setHeader(OMITTED_HEADER, 'true');
+          return of(omittedAnswer(stored.omittedBytes));
         }
         req.idempotency = ctx;
         // Nest has set the route's status before the interceptors run; the route sets Location itself.
@@ -163,7 +177,13 @@ export const Idempotent = () =>
   applyDecorators(
     UnitOfWork(),
     UseInterceptors(IdempotencyInterceptor),
-    ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Up to 255 characters; a retry with the same key and body within 24 h replays the first response' }),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Up to 255 characters; a retry with the same key and body within 24 h replays the first response (`Idempotent-Replayed: true`). ' +
+        'An answer too large to store (over 8 MiB even compressed) is replayed with its status and the short body `{message, answerBytes}`, marked `Idempotent-Answer-Omitted: true`',
+    }),
     ApiFailures(
       {
         validation_error: 'an Idempotency-Key that is empty, over 255 characters or holds control characters',

@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import { addDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
 import { insertRows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { DomainError, ValidationFailed } from '../errors.js';
+import { Conflict, ValidationFailed } from '../errors.js';
 import { EventOutbox } from '../events/outbox.js';
 import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
@@ -25,9 +25,9 @@ import { addToLevel, addToLockedLevel, adjustLevel, applyPick, ledgerRow, StockL
 import { recordStockEvent } from './stock-events.js';
 import { WarehouseNames } from './warehouse-names.js';
 
-export class ItemDiscontinued extends DomainError {
+export class ItemDiscontinued extends Conflict {
   constructor(shortId: string) {
-    super('conflict', `Item ${shortId} is discontinued; it cannot be received.`);
+    super(`Item ${shortId} is discontinued; it cannot be received.`, { reason: 'item_discontinued', itemID: shortId });
   }
 }
 

@@ -1,13 +1,13 @@
-import { DomainError } from '../errors.js';
+import { Conflict } from '../errors.js';
 import type { PickPlan } from './pick.js';
 
 /** EXTENSIONS "Warehouse operations": the most lots one batch touches, summed over its operations. */
 export const MAX_BATCH_LOTS = 10_000;
 
 /** A batch that would touch more lots than MAX_BATCH_LOTS (DECISIONS "Conflicts", reason `batch_too_large`). */
-export class BatchTooLarge extends DomainError {
+export class BatchTooLarge extends Conflict {
   constructor(limit: number) {
-    super('conflict', `A batch touches at most ${limit} lots in all; this one would touch more.`, { reason: 'batch_too_large', limit });
+    super(`A batch touches at most ${limit} lots in all; this one would touch more.`, { reason: 'batch_too_large', limit });
   }
 }
 

@@ -1,5 +1,5 @@
 import { fromTenThousandths, toTenThousandths } from '../quantity.js';
-import { DomainError } from '../errors.js';
+import { Conflict } from '../errors.js';
 
 /**
  * Which lots an Issue, Move, Hold, Release or Count takes (DECISIONS "Inventory"), decided without
@@ -7,10 +7,16 @@ import { DomainError } from '../errors.js';
  * it returns. The service locks, applies the plan and writes the ledger.
  */
 
-export class InsufficientStock extends DomainError {
+export class InsufficientStock extends Conflict {
   /** `requested` null: every matching unit (a Hold or Release without `units`). */
   constructor(shortId: string, wid: number, requested: number | null, available: number) {
-    super('conflict', `Insufficient stock: requested ${requested ?? 'all matching'} units of ${shortId} in warehouse ${wid}, ${available} available.`);
+    super(`Insufficient stock: requested ${requested ?? 'all matching'} units of ${shortId} in warehouse ${wid}, ${available} available.`, {
+      reason: 'insufficient_stock',
+      itemID: shortId,
+      wid,
+      requested,
+      available,
+    });
   }
 }
 
@@ -134,9 +140,9 @@ export function countFilter(s: CountSelectors): LotFilter {
 }
 
 /** The units on hand now differ from what the client expected: nothing changes. */
-export class CountExpectationFailed extends DomainError {
+export class CountExpectationFailed extends Conflict {
   constructor(shortId: string, wid: number, expected: number, onHand: number) {
-    super('conflict', `Count of ${shortId} in warehouse ${wid} expected ${expected} units on hand, but ${onHand} are.`);
+    super(`Count of ${shortId} in warehouse ${wid} expected ${expected} units on hand, but ${onHand} are.`, { reason: 'count_changed', expected, onHand });
   }
 }
 

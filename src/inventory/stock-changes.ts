@@ -4,16 +4,16 @@ import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
 import { columnValue, execute, insertRows, insertStatement, later, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
 import { letOthersRun } from '../database/event-loop.js';
-import { DomainError } from '../errors.js';
+import { Conflict } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import { countLedgerRows } from './list-counts.js';
 import type { PickPlan } from './pick.js';
 
 /** DECISIONS "Inventory": an item's stock in one warehouse, and across all of them, stays within DECIMAL_MAX. */
-export class StockLimitExceeded extends DomainError {
+export class StockLimitExceeded extends Conflict {
   constructor(shortId: string, wid: number | null) {
-    super('conflict', `Stock of ${shortId} ${wid === null ? 'across all warehouses' : `in warehouse ${wid}`} would exceed ${DECIMAL_MAX} units.`);
+    super(`Stock of ${shortId} ${wid === null ? 'across all warehouses' : `in warehouse ${wid}`} would exceed ${DECIMAL_MAX} units.`, { reason: 'stock_bound', bound: DECIMAL_MAX });
   }
 }
 

@@ -11,7 +11,38 @@
  */
 import assert from 'node:assert/strict';
 import createClient from 'openapi-fetch';
-import type { paths } from './openapi.js';
+import type { components, paths } from './openapi.js';
+
+type ConflictDetails = components['schemas']['ConflictDetails'];
+
+/**
+ * What a connector does with a 409, switching on `details.reason` (DECISIONS
+ * "Conflicts"). Exhaustive: a reason missing from the document's enum makes
+ * its `case` fail to compile, and one the switch lacks makes `unhandled` fail.
+ */
+function nextStep(details: ConflictDetails): string {
+  switch (details.reason) {
+    case 'insufficient_stock':
+      return `short by ${(details.requested ?? 0) - (details.available ?? 0)}`;
+    case 'duplicate_short_id':
+      return `use the existing ${details.shortID}`;
+    case 'item_discontinued':
+      return `${details.itemID} is discontinued`;
+    case 'stock_bound':
+      return `at most ${details.bound}`;
+    case 'count_changed':
+      return `recount: ${details.onHand} on hand, not ${details.expected}`;
+    case 'request_in_progress':
+    case 'concurrent_change':
+      return 'retry after Retry-After';
+    case 'batch_too_large':
+      return `split the batch below ${details.limit} lots`;
+    default: {
+      const unhandled: never = details.reason;
+      return unhandled;
+    }
+  }
+}
 
 async function walkthrough(baseUrl: string, clientId: string, clientSecret: string): Promise<void> {
   const api = createClient<paths>({ baseUrl });
@@ -81,11 +112,13 @@ async function walkthrough(baseUrl: string, clientId: string, clientSecret: stri
   assert.ok(tooMany.error && 'statusCode' in tooMany.error && tooMany.error.statusCode === 409, `issue 1000: ${tooMany.response.status}`);
   const conflict: 'conflict' = tooMany.error.error;
   assert.match(tooMany.error.message, /^Insufficient stock/);
-  step('issue more than in stock', tooMany.response.status, { error: conflict, message: tooMany.error.message });
+  assert.equal(nextStep(tooMany.error.details), 'short by 930');
+  step('issue more than in stock', tooMany.response.status, { error: conflict, reason: tooMany.error.details.reason, message: tooMany.error.message });
 
   const duplicate = await api.POST('/api/v1/Item', { body: { shortID: 'bolt-m8' } });
   assert.ok(duplicate.error && 'statusCode' in duplicate.error && duplicate.error.statusCode === 409, `duplicate: ${duplicate.response.status}`);
-  step('duplicate item', duplicate.response.status, { error: duplicate.error.error });
+  assert.equal(nextStep(duplicate.error.details), 'use the existing bolt-m8');
+  step('duplicate item', duplicate.response.status, { error: duplicate.error.error, reason: duplicate.error.details.reason });
 }
 
 const [baseUrl, clientId, clientSecret] = process.argv.slice(2);
