@@ -6,7 +6,7 @@ import { ALL_SECURITY_IDS } from '../src/auth/security-id.js';
 import { hashCredential } from '../src/auth/credentials.js';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
-import { listCountersFill } from '../src/database/migrations/list-counters.js';
+import { listCountersFill } from '../src/inventory/list-counters-fill.js';
 
 export interface Seeded {
   items: number;
