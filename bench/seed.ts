@@ -7,7 +7,7 @@ import { hashCredential } from '../src/auth/credentials.js';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
 import { SESSION_STATEMENTS } from '../src/database/session.js';
-import { listCountersFill } from '../src/database/migrations/list-counters.js';
+import { listCountersFill } from '../src/inventory/list-counters-fill.js';
 
 export interface Seeded {
   items: number;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
 import { ItemsService } from '../src/catalog/items.service.js';
-import { nfcFold } from '../src/database/migrations/key-fold.js';
+import { nfcFold } from '../src/database/migrations/sqlite/1763806000000-NfkcKeys.js';
 import { createTestDatabase, startTestApp, testDatabaseKind, type TestApp, type TestDatabase } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';

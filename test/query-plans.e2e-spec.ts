@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { listCountersFill } from '../src/database/migrations/list-counters.js';
+import { listCountersFill } from '../src/inventory/list-counters-fill.js';
 import { WebhookRelay } from '../src/events/webhook-relay.js';
 import { WebhookService } from '../src/events/webhooks.service.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';

@@ -12,7 +12,7 @@ import type { ValueTransformer } from 'typeorm';
  * string that is no longer normalised). NFKC maps compatibility look-alikes
  * (full-width letters, ligatures, superscripts) to their plain forms; accents
  * stay, so `ÄBC-1` and `ABC-1` remain two items. The fold is idempotent.
- * Changing it means recomputing every stored key (lot.shortIdKey, a copy of its item's, too): see migrations/key-fold.ts.
+ * Changing it means a new migration recomputing every stored key (lot.shortIdKey, a copy of its item's, too), as NfkcKeys did.
  */
 export function caseKey(value: string): string {
   return value.normalize('NFKC').toLowerCase().normalize('NFKC');

@@ -8,7 +8,7 @@ export interface Queryable {
   query(sql: string, parameters?: unknown[]): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-/** Slot rows per counter of `list_count` (see migrations/list-counters.ts). */
+/** Slot rows per counter of `list_count` (see src/inventory/list-counts.ts). */
 export const COUNTER_SLOTS = 16;
 
 /** Add `by` (negative to subtract) to the counter (list, scope). */

@@ -1,15 +1,27 @@
 import type { EntityManager } from 'typeorm';
 import { addCounts, type CountChange, countsTotal, type Queryable, readCounts, sumCounts } from '../database/counters.js';
 import type { TotalStatement } from '../pagination/page.js';
-import { MAX_SCOPE } from '../database/migrations/list-counters.js';
 
 /*
- * The inventory's list counters (list_count; scopes as in
- * database/migrations/list-counters.ts). They are written in the change's
- * transaction, after the rows they count: lot and ledger counters right after
- * the ledger rows (countLedgerRows), stock-set counters right after the
- * stock_level row they count (countNewLevel). The totals read them back.
+ * The inventory's list counters, in `list_count`: exact list totals kept by
+ * the transactions that change the rows, so that no page counts rows. One
+ * counter is (list, scope); its value is the sum of its slot rows.
+ *
+ *   list    scope                              counts
+ *   lots    "<wID>"                            lots of a warehouse, archived included (what GET /Inventory lists)
+ *   items   "all" | "active"                   items, and those not discontinued
+ *   ledger  "<fromWid or 0>><toWid or 0>"      ledger rows per pair of warehouses (a receive has no from, an issue no to)
+ *   stock   "<wID>,<wID>,…" ascending          items whose stock_level rows are in exactly these warehouses
+ *
+ * They are written in the change's transaction, after the rows they count:
+ * lot and ledger counters right after the ledger rows (countLedgerRows),
+ * stock-set counters right after the stock_level row they count
+ * (countNewLevel). The totals read them back. list-counters-fill.ts
+ * recomputes them all from the rows.
  */
+
+/** A stock scope longer than this is kept under "*" (an item in very many warehouses): the readers then count instead. */
+export const MAX_SCOPE = 1000;
 
 export const lotScope = (wid: number) => String(wid);
 export const ledgerScope = (from: number | null, to: number | null) => `${from ?? 0}>${to ?? 0}`;

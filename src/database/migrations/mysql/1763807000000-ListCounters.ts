@@ -1,15 +1,24 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { listCountersDown, listCountersUp } from '../list-counters.js';
 
-/** Exact list totals kept by the writes (see list-counters.ts), filled from the rows already there. */
+/**
+ * `list_count`: exact list totals kept by the transactions that change the rows (src/inventory/list-counts.ts),
+ * filled here from the rows already there, into slot 0. Stock scopes longer than 1000 characters are kept under "*".
+ * Frozen: its statements are history; a change is a new migration (docs/architecture.md, "Migrations").
+ */
 export class ListCounters1763807000000 implements MigrationInterface {
   name = 'ListCounters1763807000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const statement of listCountersUp('mysql')) await q.query(statement);
+    await q.query('CREATE TABLE `list_count` (`list` varchar(16) NOT NULL, `scope` varchar(1000) NOT NULL, `slot` smallint NOT NULL, `n` bigint NOT NULL, PRIMARY KEY (`list`, `scope`, `slot`)) ENGINE=InnoDB DEFAULT CHARSET=ascii COLLATE=ascii_bin');
+    await q.query('DELETE FROM list_count');
+    await q.query(`INSERT INTO list_count (list, scope, slot, n) SELECT 'lots', CAST(wID AS CHAR), 0, COUNT(*) FROM lot GROUP BY wID`);
+    await q.query(`INSERT INTO list_count (list, scope, slot, n) SELECT 'items', 'all', 0, COUNT(*) FROM item`);
+    await q.query(`INSERT INTO list_count (list, scope, slot, n) SELECT 'items', 'active', 0, COUNT(*) FROM item WHERE discontinued = 0`);
+    await q.query(`INSERT INTO list_count (list, scope, slot, n) SELECT 'ledger', CONCAT(CAST(COALESCE(fromWid, 0) AS CHAR), '>', CAST(COALESCE(toWid, 0) AS CHAR)), 0, COUNT(*) FROM ledger_entry GROUP BY COALESCE(fromWid, 0), COALESCE(toWid, 0)`);
+    await q.query(`INSERT INTO list_count (list, scope, slot, n) SELECT 'stock', CASE WHEN LENGTH(s) > 1000 THEN '*' ELSE s END, 0, COUNT(*) FROM (SELECT GROUP_CONCAT(wID ORDER BY wID SEPARATOR ',') AS s FROM stock_level GROUP BY partNo) AS sets GROUP BY CASE WHEN LENGTH(s) > 1000 THEN '*' ELSE s END`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const statement of listCountersDown('mysql')) await q.query(statement);
+    await q.query('DROP TABLE `list_count`');
   }
 }

@@ -1,15 +1,49 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { webhooksSchema, webhooksSchemaDown } from '../webhooks-schema.js';
 
-/** Webhook subscriptions and their delivery attempts (see webhooks-schema.ts). */
+/**
+ * Webhook subscriptions (each with its own position in the feed, retry state and delivery lease) and their
+ * delivery attempts.
+ * Frozen: its statements are history; a change is a new migration (docs/architecture.md, "Migrations").
+ */
 export class Webhooks1763809000000 implements MigrationInterface {
   name = 'Webhooks1763809000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const statement of webhooksSchema('mysql')) await q.query(statement);
+    await q.query(`CREATE TABLE \`webhook_subscription\` (
+      \`id\` int NOT NULL AUTO_INCREMENT PRIMARY KEY,
+      \`clientId\` varchar(64) NOT NULL,
+      \`url\` varchar(2048) NOT NULL,
+      \`types\` varchar(1000) NULL,
+      \`secret\` varchar(100) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+      \`createdSeq\` bigint NOT NULL,
+      \`afterSeq\` bigint NOT NULL,
+      \`attempt\` int NOT NULL DEFAULT 0,
+      \`nextTry\` datetime(3) NULL,
+      \`leaseOwner\` varchar(36) CHARACTER SET ascii COLLATE ascii_bin NULL,
+      \`leaseUntil\` datetime(3) NULL,
+      \`created\` datetime(3) NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
+    // webhook:list --client-id.
+    await q.query('CREATE INDEX `IX_webhook_subscription_clientId` ON `webhook_subscription` (`clientId`)');
+    // The relay's look for work (subscriptions behind the feed) and the lag gauge (MIN); then due, free or lapsed
+    // leases.
+    await q.query('CREATE INDEX `IX_webhook_subscription_afterSeq` ON `webhook_subscription` (`afterSeq`)');
+    await q.query('CREATE INDEX `IX_webhook_subscription_lease` ON `webhook_subscription` (`leaseUntil`, `nextTry`)');
+    await q.query(`CREATE TABLE \`webhook_delivery\` (
+      \`id\` bigint NOT NULL AUTO_INCREMENT PRIMARY KEY,
+      \`subscriptionId\` int NOT NULL,
+      \`eventId\` varchar(36) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+      \`seq\` bigint NOT NULL,
+      \`attempt\` int NOT NULL,
+      \`status\` int NULL,
+      \`error\` varchar(200) NULL,
+      \`attemptedAt\` datetime(3) NOT NULL,
+      \`nextTry\` datetime(3) NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
+    // webhook:deliveries (newest first) and webhook:delete.
+    await q.query('CREATE INDEX `IX_webhook_delivery_subscription` ON `webhook_delivery` (`subscriptionId`, `id`)');
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const statement of webhooksSchemaDown('mysql')) await q.query(statement);
+    await q.query('DROP TABLE `webhook_delivery`');
+    await q.query('DROP TABLE `webhook_subscription`');
   }
 }

@@ -1,31 +1,42 @@
-import { caseKey } from '../case-key.js';
-import { type KeyRow, nfcFold, planKeys } from './key-fold.js';
+import * as mysql from './mysql/1763806000000-NfkcKeys.js';
+import * as sqlite from './sqlite/1763806000000-NfkcKeys.js';
 
-const row = (id: number, source: string, key = nfcFold(source)): KeyRow => ({ id, source, key });
+// Each dialect's migration carries its own frozen copy of the plan: both are checked.
+describe.each([
+  ['MySQL/MariaDB', mysql],
+  ['SQLite', sqlite],
+])('NfkcKeys (%s): recomputing stored keys with a new fold', (_, { nfcFold, nfkcFold, planKeys }) => {
+  type KeyRow = Parameters<typeof planKeys>[0][number];
+  const row = (id: number, source: string, key = nfcFold(source)): KeyRow => ({ id, source, key });
 
-describe('planKeys: recomputing stored keys with a new fold', () => {
+  it('folds as the service did when it was written: NFKC, lower case, NFKC', () => {
+    expect(nfkcFold('ＡＢＣ-1')).toBe('abc-1');
+    expect(nfkcFold('ÄBC-1')).toBe('äbc-1');
+    expect(nfcFold('ＡＢＣ-1')).toBe('ａｂｃ-1');
+  });
+
   it('rewrites the keys that change and leaves the others alone', () => {
     const rows = [row(1, 'abc-1'), row(2, 'ＸＹＺ-1')];
-    expect(planKeys(rows, caseKey, 64)).toEqual({ updates: [{ row: rows[1], key: 'xyz-1' }], shadowed: [] });
+    expect(planKeys(rows, nfkcFold, 64)).toEqual({ updates: [{ row: rows[1], key: 'xyz-1' }], shadowed: [] });
   });
 
   it('gives a shared key to the row already holding it, even when it is not the oldest', () => {
     const rows = [row(1, 'ＡＢＣ-1'), row(2, 'abc-1')];
-    const plan = planKeys(rows, caseKey, 64);
+    const plan = planKeys(rows, nfkcFold, 64);
     expect(plan.updates).toEqual([]);
     expect(plan.shadowed).toEqual([{ row: rows[0], wanted: 'abc-1', holder: rows[1] }]);
   });
 
   it('else to the oldest; the others keep their old keys, which no new key can equal', () => {
     const rows = [row(1, 'ＡＢＣ-1'), row(2, 'Ａｂｃ-1')];
-    const plan = planKeys(rows, caseKey, 64);
+    const plan = planKeys(rows, nfkcFold, 64);
     expect(plan.updates).toEqual([{ row: rows[0], key: 'abc-1' }]);
     expect(plan.shadowed).toEqual([{ row: rows[1], wanted: 'abc-1', holder: rows[0] }]);
   });
 
   it('keeps the old key of a row whose new key would not fit the column', () => {
     const rows = [row(1, '\ufdfa'.repeat(4))];
-    expect(planKeys(rows, caseKey, 64)).toEqual({ updates: [], shadowed: [{ row: rows[0], wanted: caseKey(rows[0].source), holder: null }] });
+    expect(planKeys(rows, nfkcFold, 64)).toEqual({ updates: [], shadowed: [{ row: rows[0], wanted: nfkcFold(rows[0].source), holder: null }] });
   });
 
   it('moves a kept key that some row now takes out of the way, to a key no input can produce', () => {
