@@ -58,4 +58,21 @@ describe(`Batch limits (${testDatabaseKind()})`, () => {
     expect(split.body.details).toEqual({ reason: 'batch_too_large', limit: 10_000, operation: 0 });
     expect(await stockOf(t, admin.bearer, itemID, 1)).toMatchObject({ inStock: 10_001, onHold: 10_000 });
   });
+
+  it('counts the lots a Count takes against the limit, and refuses one that would pass it before reading more', async () => {
+    const { shortID: itemID } = await givenItem(t, admin.bearer);
+    await givenManyLots(t, admin.bearer, admin.clientId, itemID, 10_001, 1);
+    const before = await snapshot();
+    // Two counts that each find 5,000.5 fewer units: 5,000 lots and one split, then 5,001 lots: 10,003 in all.
+    const over = await batch(t, admin.bearer, [
+      { op: 'count', itemID, wid: 1, reasonCode: 5, counted: 5_000.5, expected: 10_001 },
+      { op: 'count', itemID, wid: 1, reasonCode: 5, counted: 0, expected: 5_000.5 },
+    ]);
+    expect({ status: over.status, details: over.body.details }).toEqual({ status: 409, details: { reason: 'batch_too_large', limit: 10_000, operation: 1 } });
+    expect(await snapshot()).toEqual(before);
+    // Counts that find what is there touch no lot, however many there are.
+    const equal = await batch(t, admin.bearer, Array.from({ length: 50 }, () => ({ op: 'count', itemID, wid: 1, reasonCode: 5, counted: 10_001, expected: 10_001 })));
+    expect(equal.status).toBe(200);
+    expect(await stockOf(t, admin.bearer, itemID, 1)).toMatchObject({ inStock: 10_001 });
+  });
 });

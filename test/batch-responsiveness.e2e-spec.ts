@@ -93,4 +93,20 @@ describe(`a large batch leaves the instance responsive (${testDatabaseKind()})`,
     expect(probes.length).toBeGreaterThanOrEqual(3);
     expect(probes.filter((ms) => ms > MAX_LIVE_MS)).toEqual([]);
   });
+
+  it(`runs 250 counts of an item with ${LOTS.toLocaleString('en')} lots (the units on hand summed, not read lot by lot), /health/live within ${MAX_LIVE_MS} ms throughout`, async () => {
+    const { shortID: itemID } = await givenItem(t, admin.bearer);
+    await givenManyLots(t, admin.bearer, admin.clientId, itemID, LOTS, 1);
+    // 248 counts that find what is there, then one that takes 10 units away and one that finds them gone.
+    const operations = [
+      ...Array.from({ length: 248 }, () => ({ op: 'count', itemID, wid: 1, counted: LOTS, expected: LOTS, reasonCode: 5 })),
+      { op: 'count', itemID, wid: 1, counted: LOTS - 10, expected: LOTS, reasonCode: 5 },
+      { op: 'count', itemID, wid: 1, counted: LOTS - 10, expected: LOTS - 10, reasonCode: 5 },
+    ];
+    const { status, body, probes } = await probedBatch(operations);
+    report('250 counts', probes);
+    expect(status).toBe(200);
+    expect(body.results?.map((r) => r.lots.length)).toEqual([...Array(248).fill(0), 10, 0]);
+    expect(probes.filter((ms) => ms > MAX_LIVE_MS)).toEqual([]);
+  });
 });

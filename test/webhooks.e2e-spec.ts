@@ -246,12 +246,19 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     expect(cli(t.database.url, ['webhook:delete', '--id', String(sub.id)]).status).toBe(0);
   });
 
-  describe('refuses bad arguments with one line on stderr and a non-zero exit, creating nothing', () => {
+  describe('refuses bad arguments with an error: line on stderr and a non-zero exit, creating nothing', () => {
+    /**
+     * A command line the CLI cannot take (a missing or unknown flag) exits 2 with the error and the
+     * command's usage line; input the command refuses exits 1 with the error line alone.
+     */
     const refused = (args: string[], message: RegExp) => {
       const r = cli(t.database.url, args);
+      const lines = r.stderr.trim().split('\n');
       expect({ status: r.status === 0 ? 0 : 'non-zero', stdout: r.stdout }).toEqual({ status: 'non-zero', stdout: '' });
-      expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(message);
+      expect(lines[0]).toMatch(/^error: /);
+      expect(lines[0]).toMatch(message);
+      if (r.status === 2) expect({ lines: lines.length, usage: lines[1] }).toEqual({ lines: 2, usage: expect.stringMatching(new RegExp(`^usage: npm run --silent cli -- ${args[0]} `)) });
+      else expect({ status: r.status, lines: lines.length }).toEqual({ status: 1, lines: 1 });
     };
     const count = async () => Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM webhook_subscription'))[0].n);
 

@@ -132,6 +132,17 @@ export function columnValue(m: EntityManager, entity: EntityTarget<ObjectLiteral
 }
 
 /**
+ * The exact sum of a DECIMAL(18,4) column over the rows a statement reads, as
+ * a whole number of ten-thousandths (read it with BigInt(String(value))).
+ * MySQL/MariaDB sum decimals exactly; SQLite keeps these columns as doubles,
+ * each the double nearest its 4-place value, so each is rounded to its
+ * ten-thousandths before the sum, which then is an exact integer.
+ */
+export function sumTenThousandths(m: EntityManager, column: string): string {
+  return m.connection.options.type === 'mysql' ? `CAST(COALESCE(SUM(${column}), 0) * 10000 AS SIGNED)` : `COALESCE(SUM(CAST(ROUND(${column} * 10000) AS INTEGER)), 0)`;
+}
+
+/**
  * `column + ?` for a DECIMAL(18,4) column, exactly, the parameter being the
  * amount as decimal text (`formatDecimal`). MySQL/MariaDB add decimals
  * exactly once the text is cast to DECIMAL (text alone would be added as a

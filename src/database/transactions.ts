@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
-import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { Conflict } from '../errors.js';
 import { Metrics, type RetryCause } from '../metrics/metrics.js';
 import { countStatements, deferCounts, dropCounts } from './counters.js';
@@ -122,7 +122,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       if (this.budget.source === 'default' && (await isGaleraNode(this.dataSource))) this.budget = { ms: GALERA_RETRY_BUDGET_MS, source: 'Galera default' };
       return;
     }
-    this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false } as typeof this.dataSource.options);
+    // No busy timeout on the writer: better-sqlite3 would wait for another writer's lock synchronously, stopping the
+    // event loop (and, in this process, the writer it waits for); beginSqlite waits for it asynchronously instead.
+    this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false, timeout: 0 } as typeof this.dataSource.options);
     await this.writer.initialize();
   }
 
@@ -342,7 +344,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Waits for the writer's turn, then BEGIN IMMEDIATE takes the write lock
-   * (waiting up to the busy timeout), so another process writing the same
+   * (waiting for it asynchronously: beginImmediate), so another process writing the same
    * file cannot make this transaction fail half-way when it upgrades from
    * reading to writing. The turn passes on when the transaction ends.
    */
@@ -353,7 +355,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     await previous;
     const runner = this.writer!.createQueryRunner();
     try {
-      await runner.query('BEGIN IMMEDIATE');
+      await beginImmediate(runner);
     } catch (error) {
       pass();
       throw error;
@@ -429,4 +431,28 @@ export function transientCause(error: unknown): RetryCause | null {
 async function isGaleraNode(db: DataSource): Promise<boolean> {
   const found = (await db.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string | null }>;
   return found[0]?.Value?.toUpperCase() === 'ON';
+}
+
+/** How long SQLite's BEGIN IMMEDIATE waits for another connection's write lock (another process, or another instance in this one). */
+const SQLITE_LOCK_WAIT_MS = 10_000;
+
+/**
+ * BEGIN IMMEDIATE, waiting for the file's write lock asynchronously: tried
+ * again after a short pause (5 ms, doubling up to 100 ms) while another
+ * connection holds the lock, for up to SQLITE_LOCK_WAIT_MS, then the busy
+ * error, which `retrying` treats as transient. A synchronous busy timeout
+ * would stop this process's event loop for as long as the other writer holds
+ * the lock, which may be a long batch that lets its own loop turn.
+ */
+async function beginImmediate(runner: QueryRunner): Promise<void> {
+  const until = Date.now() + SQLITE_LOCK_WAIT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      await runner.query('BEGIN IMMEDIATE');
+      return;
+    } catch (error) {
+      if (transientCause(error) !== 'busy' || Date.now() + pause > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }

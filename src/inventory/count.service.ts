@@ -6,14 +6,14 @@ import { SecurityId } from '../auth/security-id.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { ValidationFailed } from '../errors.js';
 import { EventOutbox } from '../events/outbox.js';
-import { sumDecimals, withinDecimalMax } from '../quantity.js';
+import { compareDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
 import type { CountDto } from './inventory.dto.js';
 import { Lot } from './inventory.entities.js';
 import type { CountedResponseDto } from './inventory.responses.js';
 import { ItemDiscontinued } from './inventory.service.js';
-import { itemTotal, lockItem, lockLevels, lockLots } from './locks.js';
+import { itemTotal, lockItem, lockLevels, lockLots, lotUnits } from './locks.js';
 import { type LotBudget, lotsTouched } from './lot-budget.js';
-import { countFilter, planCount } from './pick.js';
+import { countFilter, countTake, planCount } from './pick.js';
 import { adjustLevel, applyPick, ledgerRow, StockLimitExceeded, writeLedger } from './stock-changes.js';
 import { recordStockEvent } from './stock-events.js';
 
@@ -47,8 +47,9 @@ export class CountService {
     const now = new Date();
     const of = { shortId: item.shortID, wid: dto.wid };
     const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.counted > 0 ? dto.wid : undefined);
-    const lots = level ? await lockLots(this.tx, m, item.partNo, dto.wid, countFilter(dto)) : [];
-    const plan = planCount(lots, dto.counted, dto.expected, of);
+    // The units on hand by one sum, not by reading every matching lot: only the lots a change takes are read.
+    const filter = countFilter(dto);
+    const plan = planCount(level ? await lotUnits(m, item.partNo, dto.wid, filter) : 0n, dto.counted, dto.expected, of);
     // Which SecurityID the change needs is known only now, after the expected check (EXTENSIONS).
     if ((plan.delta > 0 && !caller.can(SecurityId.PositiveAdjustment)) || (plan.delta < 0 && !caller.can(SecurityId.NegativeAdjustment))) {
       throw new Forbidden(FORBIDDEN.permission);
@@ -72,9 +73,15 @@ export class CountService {
       await writeLedger(m, origin, 'count', item.partNo, dto, [row]);
       return answer([{ recNo: lot.recNo, fromRecNo: null, units: plan.delta }]);
     }
-    if (plan.take) {
-      budget?.spend(lotsTouched(plan.take));
-      const done = await applyPick(m, plan.take, { shipped: now, active: false }, now);
+    if (plan.delta < 0) {
+      // Fewer: -delta units, not-held lots first, then held ones, each read only as far as needed (locks.ts).
+      const units = -plan.delta;
+      const free = await lockLots(this.tx, m, item.partNo, dto.wid, { ...filter, includeHeld: false }, { units, budget });
+      const freeUnits = sumDecimals(free.map((l) => l.units));
+      const heldLots = compareDecimal(freeUnits, units) < 0 ? await lockLots(this.tx, m, item.partNo, dto.wid, { ...filter, onlyHeld: true }, { units: subtractDecimal(units, freeUnits), budget }) : [];
+      const take = countTake([...free, ...heldLots], units, of);
+      budget?.spend(lotsTouched(take));
+      const done = await applyPick(m, take, { shipped: now, active: false }, now);
       const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
       await adjustLevel(m, item, level, plan.delta, -held, now);
       await writeLedger(m, origin, 'count', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
@@ -82,9 +89,10 @@ export class CountService {
     }
     // Equal: nothing changes but the ledger records the count, on the oldest matching lot (0 when none matched),
     // as a row from that lot into itself: no lot is created or moved, so no list counter changes.
-    const spot = dto.spot ?? lots[0]?.spot ?? '';
+    const [oldest] = level ? await lockLots(this.tx, m, item.partNo, dto.wid, filter, { count: 1 }) : [];
+    const spot = dto.spot ?? oldest?.spot ?? '';
     await writeLedger(m, origin, 'count', item.partNo, dto, [
-      { recNo: lots[0]?.recNo ?? 0, fromRecNo: lots[0]?.recNo ?? 0, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
+      { recNo: oldest?.recNo ?? 0, fromRecNo: oldest?.recNo ?? 0, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
     ]);
     return answer([]);
   }

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { caseKey } from '../database/case-key.js';
-import { columnList, columnValue, rows, toEntity } from '../database/statements.js';
+import { columnList, columnValue, rows, sumTenThousandths, toEntity } from '../database/statements.js';
 import { readStoredDecimal, storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
 import { countStockRow } from '../database/counters.js';
@@ -115,6 +115,8 @@ export async function lockLevels(tx: TransactionRunner, m: EntityManager, partNo
 
 /** How many lots an operation wants: enough to hold `units` (all that match without), and at most what its batch may still touch. */
 export interface LotWant {
+  /** At most this many lots (a Count that changes nothing reads the oldest one only). */
+  count?: number;
   /** Stop once the lots read hold this many units (an Issue, a Move, a Hold or Release with `units`); undefined: every matching lot. */
   units?: number;
   /** In a batch: the lots it may still touch. Reading more than that many refuses the batch (BatchTooLarge) before any more is read. */
@@ -150,16 +152,29 @@ export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: 
     const found = await rows(m, `${select}${seek} ORDER BY l.received, l.recNo LIMIT ?${tx.lockClause}`, [partNo, wid, ...params, ...seekParams, size]);
     for (const row of found) {
       // Lots past the one that completes `units` are not the operation's (a chunk may read a few more).
-      if (missing !== null && missing <= 0n) break;
+      if ((missing !== null && missing <= 0n) || lots.length === want.count) break;
       const lot = toEntity(m, Lot, row);
       lots.push(lot);
       if (missing !== null) missing -= storedTenThousandths(lot.units);
     }
     if (want.budget && lots.length > want.budget.left) throw new BatchTooLarge(want.budget.limit);
     await letOthersRun(m);
-    if (found.length < size || (missing !== null && missing <= 0n)) return lots;
+    if (found.length < size || (missing !== null && missing <= 0n) || lots.length === want.count) return lots;
     size = Math.min(size * 4, LOT_CHUNK_MAX);
   }
+}
+
+/**
+ * The units of the in-stock lots of the item in the warehouse that pass the
+ * filter, exactly (ten-thousandths), in one statement that reads no lot into
+ * the service: a Count's units on hand. The caller holds the stock_level row,
+ * which every writer of these lots takes first, so the sum stays true until
+ * the transaction ends.
+ */
+export async function lotUnits(m: EntityManager, partNo: number, wid: number, f: LotFilter): Promise<bigint> {
+  const [matching, params] = lotConditions(m, f);
+  const [row] = await rows(m, `SELECT ${sumTenThousandths(m, 'l.units')} AS units FROM lot l WHERE l.partNo = ? AND l.wID = ? AND ${matching}`, [partNo, wid, ...params]);
+  return BigInt(String(row?.units ?? 0));
 }
 
 /**

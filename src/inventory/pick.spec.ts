@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.js';
-import { CountExpectationFailed, countFilter, holdFilter, InsufficientStock, planCount, issueFilter, moveFilter, pick, pickOrAll, type PickPlan, receivedDay } from './pick.js';
+import { CountExpectationFailed, countFilter, countTake, holdFilter, InsufficientStock, planCount, issueFilter, moveFilter, pick, pickOrAll, type PickPlan, receivedDay } from './pick.js';
 
 const MAX = 99_999_999_999.9999;
 const WHERE = { shortId: 'BOLT-1', wid: 3 };
@@ -167,33 +167,31 @@ describe('pickOrAll (Hold and Release)', () => {
   });
 });
 
-describe('planCount (Count)', () => {
+describe('planCount and countTake (Count)', () => {
   const stock = (...lots: Array<[units: number, hold: boolean]>) => lots.map(([units, hold], i) => ({ recNo: i + 1, units, hold }));
+  /** Units on hand in ten-thousandths, as the lot sum gives them. */
+  const onHand = (units: number) => BigInt(Math.round(units * 10_000));
 
   it('compares `expected` with the units on hand, exactly, before anything else', () => {
-    expect(() => planCount(stock([1.0001, false], [2, true]), 9, 3, WHERE)).toThrow(CountExpectationFailed);
-    expect(() => planCount(stock([1.0001, false], [2, true]), 9, 3, WHERE)).toThrow('Count of BOLT-1 in warehouse 3 expected 3 units on hand, but 3.0001 are.');
-    expect(planCount(stock([1.0001, false], [2, true]), 9, 3.0001, WHERE)).toMatchObject({ before: 3.0001, delta: 5.9999, take: null });
+    expect(() => planCount(onHand(3.0001), 9, 3, WHERE)).toThrow(CountExpectationFailed);
+    expect(() => planCount(onHand(3.0001), 9, 3, WHERE)).toThrow('Count of BOLT-1 in warehouse 3 expected 3 units on hand, but 3.0001 are.');
+    expect(planCount(onHand(3.0001), 9, 3.0001, WHERE)).toEqual({ before: 3.0001, delta: 5.9999 });
   });
 
-  it('takes nothing when more or as many are counted', () => {
-    expect(planCount(stock([5, false]), 5, undefined, WHERE)).toEqual({ before: 5, delta: 0, take: null });
-    expect(planCount([], 0, 0, WHERE)).toEqual({ before: 0, delta: 0, take: null });
-    expect(planCount([], 0.0001, undefined, WHERE)).toEqual({ before: 0, delta: 0.0001, take: null });
+  it('gives the difference to what was counted, up, none or down', () => {
+    expect(planCount(onHand(5), 5, undefined, WHERE)).toEqual({ before: 5, delta: 0 });
+    expect(planCount(0n, 0, 0, WHERE)).toEqual({ before: 0, delta: 0 });
+    expect(planCount(0n, 0.0001, undefined, WHERE)).toEqual({ before: 0, delta: 0.0001 });
+    expect(planCount(onHand(12), 6, 12, WHERE)).toEqual({ before: 12, delta: -6 });
   });
 
   it('takes the difference oldest first but held lots last, splitting the last one', () => {
-    const plan = planCount(stock([4, true], [3, false], [5, false]), 6, 12, WHERE);
-    expect(plan.delta).toBe(-6);
-    expect(recNos(plan.take!)).toEqual({ whole: [2], part: [3, 3] });
-    const deeper = planCount(stock([4, true], [3, false], [5, false]), 1.5, undefined, WHERE);
-    expect(recNos(deeper.take!)).toEqual({ whole: [2, 3], part: [1, 2.5] });
+    expect(recNos(countTake(stock([4, true], [3, false], [5, false]), 6, WHERE))).toEqual({ whole: [2], part: [3, 3] });
+    expect(recNos(countTake(stock([4, true], [3, false], [5, false]), 10.5, WHERE))).toEqual({ whole: [2, 3], part: [1, 2.5] });
   });
 
   it('counts held lots in, and can count everything away', () => {
-    const all = planCount(stock([4, true], [3, false]), 0, 7, WHERE);
-    expect(all).toMatchObject({ before: 7, delta: -7 });
-    expect(recNos(all.take!)).toEqual({ whole: [2, 1], part: null });
+    expect(recNos(countTake(stock([4, true], [3, false]), 7, WHERE))).toEqual({ whole: [2, 1], part: null });
   });
 
   it('selects with Issue selectors but no recno, held lots included', () => {

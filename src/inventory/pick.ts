@@ -146,33 +146,30 @@ export class CountExpectationFailed extends Conflict {
   }
 }
 
-/** What a Count does: `delta` > 0 receives a new lot, < 0 issues `take`, 0 only records the count. */
-export interface CountPlan<L> {
+/** What a Count does: `delta` > 0 receives a new lot, < 0 issues -delta units (`countTake`), 0 only records the count. */
+export interface CountPlan {
   before: number;
   delta: number;
-  take: PickPlan<L> | null;
 }
 
 /**
- * A Count over the matching lots (oldest first): compare-and-set against
- * `expected`, then the difference to `counted`. Fewer counted are issued like
- * an Issue, but held lots last (EXTENSIONS: a count removes what is not there,
- * and a hold is kept as long as units remain). Exact: ten-thousandths.
+ * A Count of the matching lots' units on hand (`onHand`, ten-thousandths):
+ * compare-and-set against `expected`, then the difference to `counted`.
+ * Exact: ten-thousandths.
  */
-export function planCount<L extends { units: number; hold: boolean }>(
-  lots: readonly L[],
-  counted: number,
-  expected: number | undefined,
-  of: { shortId: string; wid: number },
-): CountPlan<L> {
-  const onHand = lots.reduce((sum, lot) => sum + exact(lot.units), 0n);
+export function planCount(onHand: bigint, counted: number, expected: number | undefined, of: { shortId: string; wid: number }): CountPlan {
   const before = fromTenThousandths(onHand);
   if (expected !== undefined && exact(expected) !== onHand) throw new CountExpectationFailed(of.shortId, of.wid, expected, before);
-  const diff = exact(counted) - onHand;
-  const delta = fromTenThousandths(diff);
-  if (diff >= 0n) return { before, delta, take: null };
-  const heldLast = [...lots.filter((l) => !l.hold), ...lots.filter((l) => l.hold)];
-  return { before, delta, take: pick(heldLast, fromTenThousandths(-diff), of) };
+  return { before, delta: fromTenThousandths(exact(counted) - onHand) };
+}
+
+/**
+ * The lots a Count that found fewer units takes: like an Issue, oldest
+ * first, but held lots last (EXTENSIONS: a count removes what is not there,
+ * and a hold is kept as long as units remain).
+ */
+export function countTake<L extends { units: number; hold: boolean }>(lots: readonly L[], units: number, of: { shortId: string; wid: number }): PickPlan<L> {
+  return pick([...lots.filter((l) => !l.hold), ...lots.filter((l) => l.hold)], units, of);
 }
 
 function exact(value: number): bigint {
