@@ -6,6 +6,7 @@ import { Public, RequirePermission } from '../src/auth/guards.js';
 import { SecurityId } from '../src/auth/security-id.js';
 import { Idempotent } from '../src/idempotency/idempotency.js';
 import { IdempotencyModule } from '../src/idempotency/idempotency.module.js';
+import { IdempotencyRecord } from '../src/idempotency/idempotency.entity.js';
 import { TransactionRunner } from '../src/database/transactions.js';
 import { UnitOfWork } from '../src/http/unit-of-work.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
@@ -71,7 +72,27 @@ class FlakyController {
   }
 }
 
-@Module({ imports: [IdempotencyModule], controllers: [TwoWritesController, FlakyController] })
+/**
+ * A keyed write whose claim is taken over while it works, as a retry of the same request does once a claim
+ * has been pending past ABANDONED_MS: the claim row becomes another one's (a later `created`).
+ */
+@Controller('__unit/taken-over')
+class TakenOverController {
+  constructor(private readonly tx: TransactionRunner) {}
+
+  @Post()
+  @Idempotent()
+  @RequirePermission(SecurityId.PositiveAdjustment, 'probe')
+  async write(@Body() body: { wid: number }, @Req() req: Request) {
+    const { clientId, keyHash } = req.idempotency!;
+    const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000);
+    await this.tx.alone((m) => m.update(IdempotencyRecord, { clientId, keyHash }, { created: later }));
+    await this.tx.run((m) => m.insert(Warehouse, { wID: body.wid, name: `Taken ${body.wid}`, nameKey: `taken ${body.wid}`, created: new Date() }));
+    return { done: true };
+  }
+}
+
+@Module({ imports: [IdempotencyModule], controllers: [TwoWritesController, FlakyController, TakenOverController] })
 class TwoWritesModule {}
 
 const kind = testDatabaseKind();
@@ -155,6 +176,15 @@ describe(`the unit of work of a write request (${kind})`, () => {
       attempts.set(621, 1_000_000);
       expect((await flaky({ wid: 621, failures: 1_000_000, at: 'commit' }, 'flaky-621')).status).toBe(201);
     });
+  });
+
+  it('commits nothing when its Idempotency-Key claim was taken over meanwhile, and leaves the other claim alone', async () => {
+    const res = await request(t.http).post('/api/v1/__unit/taken-over').set('Authorization', client.bearer).set('Idempotency-Key', 'taken-over-1').send({ wid: 631 });
+    expect({ status: res.status, reason: res.body.details?.reason }).toEqual({ status: 409, reason: 'request_in_progress' });
+    expect(await names(631)).toEqual([]);
+    // The claim that took over is still there, pending: only its own request may complete or free it.
+    const pending = await t.dataSource.getRepository(IdempotencyRecord).findBy({ clientId: client.clientId, state: 'pending' });
+    expect(pending.map((r) => r.created.getTime() > Date.now() + 60_000)).toEqual([true]);
   });
 
   describe('when the Idempotency-Key answer cannot be stored', () => {

@@ -25,6 +25,8 @@ export interface IdempotencyContext {
   key: string;
   keyHash: string;
   requestHash: string;
+  /** When this request claimed the key (`begin`): its claim, which only it may complete or free. */
+  claimed?: Date;
 }
 
 declare module 'express-serve-static-core' {
@@ -69,11 +71,13 @@ export class IdempotencyService {
 
   /** Claims the key; returns the stored response when there is one to replay. */
   async begin(ctx: IdempotencyContext): Promise<Stored | null> {
-    const now = new Date();
+    // Whole seconds: the column keeps no fraction on MySQL/MariaDB, and the claim is known by this time exactly.
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         // Claims are writes of their own, before the request's unit of work begins (TransactionRunner.alone).
         await this.tx.alone((m) => m.insert(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, requestHash: ctx.requestHash, state: 'pending', status: null, body: null, created: now }));
+        ctx.claimed = now;
         return null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -100,13 +104,18 @@ export class IdempotencyService {
    * never fails the change it reports.
    */
   async complete(m: EntityManager, ctx: IdempotencyContext, stored: Stored): Promise<void> {
+    if (!ctx.claimed) throw new Error('complete() without a claim of this request');
     const body = await encodeStored(stored, this.limit);
-    await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash }, { state: 'done', status: stored.status, body });
+    // Only this request's own claim: one left pending past ABANDONED_MS may have been taken over by a retry of the
+    // same request, which does the work itself; then this change must not commit too (the unit rolls it back).
+    const result = await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending', created: ctx.claimed }, { state: 'done', status: stored.status, body });
+    if (result.affected !== 1) throw new IdempotentRequestInFlight();
   }
 
-  /** The work failed: free the key so that the client can try again. */
+  /** The work failed: free the key (this request's claim only) so that the client can try again. */
   async release(ctx: IdempotencyContext): Promise<void> {
-    await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending' }));
+    if (!ctx.claimed) return;
+    await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending', created: ctx.claimed }));
   }
 
   /** Forgets records older than 24 hours (called now and then). */
