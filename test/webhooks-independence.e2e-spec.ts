@@ -1,3 +1,4 @@
+import { AdminService } from '../src/auth/admin.service.js';
 import { WebhookService } from '../src/events/webhooks.service.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
@@ -13,6 +14,8 @@ import { type Receiver, startHangingReceiver, startReceiver, until } from './sup
  * `nextTry` its failed attempt recorded.
  */
 const HANGING = 200;
+/** More than the relay looks at at once (SUBSCRIPTIONS_PER_LOOK, 200). */
+const SET_ASIDE = 250;
 
 describe(`webhook subscriptions are independent (${testDatabaseKind()})`, () => {
   let t: TestApp;
@@ -65,4 +68,25 @@ describe(`webhook subscriptions are independent (${testDatabaseKind()})`, () => 
     expect(arrivals[1] - Date.parse(failed!.nextTry!)).toBeLessThan(1_500);
     expect(ok.received.map((r) => JSON.parse(r.body).id)).toEqual([first.id, first.id, second.id]);
   }, 90_000);
+
+  it(`delivers to a healthy subscription while ${SET_ASIDE} subscriptions of a disabled client wait to be looked at`, async () => {
+    // A client disabled after subscribing: its subscriptions are due but cannot be served. They must not fill
+    // the relay's looks for work (SUBSCRIPTIONS_PER_LOOK at a time) and starve a healthy one.
+    const gone = await givenClient(t, { warehouses: [1] });
+    for (let i = 0; i < SET_ASIDE; i++) await webhooks().create({ clientId: gone.clientId, url: hanging.url, types: 'item.*' });
+    await t.app.get(AdminService).setDisabled(gone.clientId, true);
+    const ok = await startReceiver(() => 204);
+    receivers.push(ok);
+    await webhooks().create({ clientId: healthy.clientId, url: ok.url, types: 'item.*' });
+    const before = hanging.requests();
+    const from = await lastSeq(t);
+    const committed = Date.now();
+    await givenItem(t, healthy.bearer);
+    const [created] = await eventsAfter(t, healthy.bearer, from);
+    await until(() => ok.received.some((r) => JSON.parse(r.body).id === created.id), 5_000, "the healthy subscription's event within 5 s");
+    expect(Date.now() - committed).toBeLessThan(5_000);
+    // Nothing went to the disabled client's receiver.
+    expect(hanging.requests()).toBe(before);
+  }, 90_000);
 });
+

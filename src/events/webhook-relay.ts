@@ -184,9 +184,17 @@ export class WebhookRelay implements OnModuleDestroy {
 
   /** Claims the subscription and starts its worker; whether it did. */
   private async claimAndStart(sub: WebhookSubscription): Promise<boolean> {
-    // A disabled client (or one without SecurityID 11) receives nothing: not even a claim is written for it.
+    // A disabled client (or one without SecurityID 11) receives nothing: no claim is written for it, and the
+    // subscription is set aside until its account may have changed (ACCOUNT_CACHE_SECONDS), so that the looks for
+    // work, SUBSCRIPTIONS_PER_LOOK at a time, are not filled with subscriptions that cannot be served.
     const caller = await this.access.callerOf(sub.clientId);
-    if (!caller || !caller.can(SecurityId.ItemMasterList) || this.stopped) return false;
+    if (this.stopped) return false;
+    if (!caller || !caller.can(SecurityId.ItemMasterList)) {
+      const now = new Date();
+      const until = new Date(now.getTime() + Math.max(1, this.config.accountCacheSeconds) * 1000);
+      await this.update(sub.id, { nextTry: until }, '(leaseUntil IS NULL OR leaseUntil < :now) AND (nextTry IS NULL OR nextTry <= :now)', { now }, false);
+      return false;
+    }
     const claimedAt = Date.now();
     if (!(await this.claim(sub.id))) return false;
     const worker = this.work(sub.id, caller, claimedAt + LEASE_MS)
