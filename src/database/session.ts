@@ -38,7 +38,10 @@ export function settingSessions<P extends { on(event: 'connection', listener: (c
   pool.on('connection', (connection) => {
     for (const sql of statements) {
       connection.query(sql, (error) => {
-        if (error) connection.destroy();
+        if (!error) return;
+        // Said where an operator sees it: otherwise only the waiting query's failure ("write after end") would show.
+        process.emitWarning(`MySQL/MariaDB refused a session setting (${sql}): ${error.message}; the connection is closed`, 'SessionSettingWarning');
+        connection.destroy();
       });
     }
   });

@@ -28,12 +28,12 @@ import { BatchTooLarge, type LotBudget } from './lot-budget.js';
  *      (countLedgerRows from writeLedger, countNewLevel), in key order.
  *
  *   Receive  item, reading the item's total in the same statement → its stock_level row
- *   Count    item → its stock_level row → lots (held included)
+ *   Count    item → its stock_level row → the sum of its lots, then the lots it takes (not held, then held)
  *   Batch    every item named, ascending partNo → their stock_level rows in
  *            the warehouses named, ascending (partNo, wID) → then each
  *            operation in turn, whose own locks are then held already or
  *            (lots, new rows) are guarded by them
- *   Issue    its stock_level row → lots, in one statement (Hold and Release the same)
+ *   Issue    its stock_level row → lots, read in chunks as far as needed (Hold and Release the same)
  *   Move     [item → new destination row →] stock_level rows ascending → lots
  *
  * Receives (the only operation that raises an item's total) run one at a time
@@ -144,12 +144,13 @@ export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: 
   const lots: Lot[] = [];
   let missing = want.units === undefined ? null : storedTenThousandths(want.units);
   let size = LOT_CHUNK_FIRST;
+  /** The last row read, as the database gave it: the next chunk seeks on from its stored `received`, not a value made from it. */
+  let last: Record<string, unknown> | undefined;
   for (;;) {
-    const last = lots.at(-1);
-    const [seek, seekParams] = last
-      ? [' AND (l.received > ? OR (l.received = ? AND l.recNo > ?))', [columnValue(m, Lot, 'received', last.received), columnValue(m, Lot, 'received', last.received), last.recNo]]
-      : ['', []];
+    const [seek, seekParams] = last ? [' AND (l.received > ? OR (l.received = ? AND l.recNo > ?))', [last.received, last.received, last.recNo]] : ['', []];
     const found = await rows(m, `${select}${seek} ORDER BY l.received, l.recNo LIMIT ?${tx.lockClause}`, [partNo, wid, ...params, ...seekParams, size]);
+    if (last && found.length && found[0].recNo === last.recNo) throw new Error(`lockLots: no progress after lot ${String(last.recNo)}`);
+    last = found.at(-1);
     for (const row of found) {
       // Lots past the one that completes `units` are not the operation's (a chunk may read a few more).
       if ((missing !== null && missing <= 0n) || lots.length === want.count) break;
