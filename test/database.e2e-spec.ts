@@ -90,6 +90,22 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     }
   });
 
+  it('takes the retry budget TX_RETRY_BUDGET_MS gives, and without it the default for this database', async () => {
+    // The test app sets 2000 explicitly; one without the setting takes the default (15 s on a Galera node, where the
+    // contract suite also runs this), and a set value always wins.
+    const galera = testDatabaseKind() === 'mysql' && (await t.dataSource.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'"))[0]?.Value === 'ON';
+    expect(t.app.get(TransactionRunner).retryBudget).toEqual({ ms: 2000, source: 'TX_RETRY_BUDGET_MS' });
+    const unset = await startTestApp({ config: { txRetryBudgetMs: null } });
+    const set = await startTestApp({ config: { txRetryBudgetMs: 7000 } });
+    try {
+      expect(unset.app.get(TransactionRunner).retryBudget).toEqual(galera ? { ms: 15_000, source: 'Galera default' } : { ms: 2000, source: 'default' });
+      expect(set.app.get(TransactionRunner).retryBudget).toEqual({ ms: 7000, source: 'TX_RETRY_BUDGET_MS' });
+    } finally {
+      await unset.close();
+      await set.close();
+    }
+  });
+
   it('round-trips DECIMAL(18,4) values exactly through the real driver', async () => {
     await t.dataSource.query('CREATE TABLE probe_decimal (id INTEGER PRIMARY KEY, v DECIMAL(18,4) NOT NULL)');
     const values = [0.1, 0.0001, 1, -3.5, 12_345_678.9012, 99_999_999_999.9999];

@@ -131,6 +131,11 @@ export function columnValue(m: EntityManager, entity: EntityTarget<ObjectLiteral
   return m.connection.driver.preparePersistentValue(value, column);
 }
 
+/** A text column's length in bytes on both databases (SQLite's LENGTH of text counts characters). */
+export function byteLength(m: EntityManager, column: string): string {
+  return m.connection.options.type === 'mysql' ? `LENGTH(${column})` : `LENGTH(CAST(${column} AS BLOB))`;
+}
+
 /**
  * The exact sum of a DECIMAL(18,4) column over the rows a statement reads, as
  * a whole number of ten-thousandths (read it with BigInt(String(value))).

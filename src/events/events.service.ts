@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
-import { columnList, rows, toEntity } from '../database/statements.js';
+import { byteLength, columnList, rows, toEntity } from '../database/statements.js';
 import { TEXT_PIECE } from '../http/json-array.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
@@ -105,8 +105,7 @@ export class EventsService {
     const placeholders = wids.map(() => '?').join(', ');
     where += wids.length ? ` AND (e.${q('wid')} IS NULL OR e.${q('wid')} IN (${placeholders}) OR e.${q('toWid')} IN (${placeholders}))` : ` AND e.${q('wid')} IS NULL`;
     params.push(...wids, ...wids);
-    // Bytes on both databases (SQLite's LENGTH of text counts characters).
-    const size = m.connection.driver.options.type === 'mysql' ? `LENGTH(e.${q('data')})` : `LENGTH(CAST(e.${q('data')} AS BLOB))`;
+    const size = byteLength(m, `e.${q('data')}`);
     const sizes = await rows(m, `SELECT e.${q('seq')} AS seq, ${size} AS size FROM ${q('event')} e WHERE e.${q('seq')} > ?${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, [after, ...params, limit + 1]);
     let count = 0;
     for (let bytes = 0; count < Math.min(sizes.length, limit) && bytes <= MAX_PAGE_DATA; count++) bytes += Number(sizes[count].size);
