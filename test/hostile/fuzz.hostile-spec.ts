@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import request from 'supertest';
+import { CONFLICT_REASONS } from '../../src/errors.js';
 import { createTestDatabase, startTestApp, testDatabaseKind, type TestDatabase } from '../app.factory.js';
 import { givenClient, givenWarehouses, type TestClient } from '../support/auth.js';
 import { givenStock } from '../support/inventory.js';
@@ -446,8 +447,16 @@ function problems(method: string, status: number, contentType: string, text: str
     if (typeof e.error !== 'string' || !/^[a-z_]+$/.test(e.error)) out.push(`error ${String(e.error)}`);
     if (typeof e.message !== 'string' || !e.message) out.push('no message');
     const d = e.details;
-    const detailsOk = d === null || (typeof d === 'object' && Object.values(d as object).every((m) => Array.isArray(m) && m.every((x) => typeof x === 'string')));
-    if (!detailsOk) out.push('details not null or field → messages');
+    if (status === 409) {
+      // DECISIONS "Conflicts": every 409 names its reason, with the figures (numbers, strings, null) its message names.
+      const c = d as Record<string, unknown> | null;
+      const conflictOk =
+        typeof c === 'object' && c !== null && (CONFLICT_REASONS as readonly unknown[]).includes(c.reason) && Object.values(c).every((v) => v === null || ['string', 'number'].includes(typeof v));
+      if (!conflictOk) out.push('a 409 without a known reason in details');
+    } else {
+      const detailsOk = d === null || (typeof d === 'object' && Object.values(d as object).every((m) => Array.isArray(m) && m.every((x) => typeof x === 'string')));
+      if (!detailsOk) out.push('details not null or field → messages');
+    }
   }
   return out;
 }
