@@ -1,5 +1,3 @@
-import type { EntityManager } from 'typeorm';
-
 /**
  * Lets the event loop turn during long work in a transaction (EXTENSIONS
  * "Warehouse operations": whatever a batch holds, `/health/live` answers
@@ -20,8 +18,8 @@ export const TURN_MS = 20;
 
 let lastTurn = performance.now();
 
-/** Waits for a turn of the event loop when work has run `TURN_MS` since the last one. `_m`: the transaction it runs in. */
-export async function letOthersRun(_m?: EntityManager): Promise<void> {
+/** Waits for a turn of the event loop when work has run `TURN_MS` since the last one. */
+export async function letOthersRun(): Promise<void> {
   if (performance.now() - lastTurn < TURN_MS) return;
   await new Promise<void>((resolve) => setImmediate(resolve));
   lastTurn = performance.now();

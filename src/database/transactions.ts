@@ -300,7 +300,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private async send(m: EntityManager, tail: Statement[]): Promise<void> {
     for (const { sql, params } of tail) {
       // An operation over thousands of lots holds back dozens of statements: the event loop turns between them (event-loop.ts).
-      await letOthersRun(m);
+      await letOthersRun();
       await m.query(sql, params);
     }
   }

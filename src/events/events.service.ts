@@ -2,17 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
-import { byteLength, columnList, rows, toEntity } from '../database/statements.js';
+import { toEntity } from '../database/statements.js';
 import { TEXT_PIECE } from '../http/json-array.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
 import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
-
-
-/** Events read by their seqs in one statement, at most (see `read`). */
-const SEQS_PER_READ = 500;
-/** The event columns the feed sends (toEventResponse). */
-const FEED_FIELDS = ['id', 'seq', 'type', 'occurred', 'data'] as const;
+import { FEED_FIELDS, feedEvents, feedSizes } from './feed.repository.js';
 
 /** The page size of GET /Events without `limit` (EXTENSIONS "Events"). */
 export const DEFAULT_EVENT_LIMIT = 100;
@@ -80,45 +75,21 @@ export class EventsService {
   }
 
   /**
-   * The page in two hand-written statements selecting only what the feed
-   * sends (a page of 1,000 events through the query builder's hydration,
-   * every column of every row, cost several times the statement). First the
-   * seq and the size of `data` of up to limit + 1 events, the last only
-   * telling whether more follow: the page ends at the event whose `data`
-   * takes the page past MAX_PAGE_DATA (EXTENSIONS "Events"). Then the events
-   * up to that seq, so that no more event data is read than the page sends
-   * (a page of 1,000 events of 85 KB each would be 85 MB), by the seqs the
-   * first found.
+   * The page (feed.repository.ts): the sizes of up to limit + 1 events, the
+   * last only telling whether more follow; the page ends at the event whose
+   * `data` takes it past MAX_PAGE_DATA (EXTENSIONS "Events"); then those
+   * events only, so that no more event data is read than the page sends (a
+   * page of 1,000 events of 85 KB each would be 85 MB).
    */
   private async read(m: EntityManager, caller: Caller, query: EventQueryDto): Promise<{ rows: Record<string, unknown>[]; hasMore: boolean; after: number }> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_EVENT_LIMIT;
-    const q = (name: string) => m.connection.driver.escape(name);
-    const params: unknown[] = [];
-    let where = '';
-    if (query.types !== undefined) {
-      const types = eventTypes(query.types) ?? [];
-      where += types.length ? ` AND e.${q('type')} IN (${types.map(() => '?').join(', ')})` : ' AND 1 = 0';
-      params.push(...types);
-    }
-    const wids = [...caller.warehouses];
-    const placeholders = wids.map(() => '?').join(', ');
-    where += wids.length ? ` AND (e.${q('wid')} IS NULL OR e.${q('wid')} IN (${placeholders}) OR e.${q('toWid')} IN (${placeholders}))` : ` AND e.${q('wid')} IS NULL`;
-    params.push(...wids, ...wids);
-    const size = byteLength(m, `e.${q('data')}`);
-    const sizes = await rows(m, `SELECT e.${q('seq')} AS seq, ${size} AS size FROM ${q('event')} e WHERE e.${q('seq')} > ?${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, [after, ...params, limit + 1]);
+    const types = query.types === undefined ? undefined : (eventTypes(query.types) ?? []);
+    const sizes = await feedSizes(m, { after, types, wids: [...caller.warehouses] }, limit + 1);
     let count = 0;
     for (let bytes = 0; count < Math.min(sizes.length, limit) && bytes <= MAX_PAGE_DATA; count++) bytes += Number(sizes[count].size);
     if (!count) return { rows: [], hasMore: false, after };
-    // By their seqs: a range of seqs with the filters again would have MariaDB scan the table when the filters are
-    // sparse. At most SEQS_PER_READ a statement: MariaDB answers an IN list of 1,000 values from a temporary table.
-    const seqs = sizes.slice(0, count).map((s) => s.seq);
-    const found: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < seqs.length; i += SEQS_PER_READ) {
-      const some = seqs.slice(i, i + SEQS_PER_READ);
-      const select = `SELECT ${columnList(m, OutboxEvent, 'e', FEED_FIELDS)} FROM ${q('event')} e WHERE e.${q('seq')} IN (${some.map(() => '?').join(', ')}) ORDER BY e.${q('seq')} ASC`;
-      found.push(...(await rows(m, select, some)));
-    }
+    const found = await feedEvents(m, sizes.slice(0, count).map((s) => s.seq));
     return { rows: found, hasMore: sizes.length > count, after };
   }
 }

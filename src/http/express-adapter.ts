@@ -51,7 +51,7 @@ export class ServiceExpressAdapter extends ExpressAdapter {
  *   client, not the service, ends an idle connection. An idle connection
  *   holds no request: the 30 s limit starts with the next request's first byte.
  */
-export const CONNECTION_TIMES = {
+const CONNECTION_TIMES = {
   requestTimeout: 30_000,
   headersTimeout: 30_000,
   connectionsCheckingInterval: 1_000,

@@ -159,7 +159,7 @@ export async function lockLots(tx: TransactionRunner, m: EntityManager, partNo: 
       if (missing !== null) missing -= storedTenThousandths(lot.units);
     }
     if (want.budget && lots.length > want.budget.left) throw new BatchTooLarge(want.budget.limit);
-    await letOthersRun(m);
+    await letOthersRun();
     if (found.length < size || (missing !== null && missing <= 0n) || lots.length === want.count) return lots;
     size = Math.min(size * 4, LOT_CHUNK_MAX);
   }

@@ -54,7 +54,7 @@ export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: 
     done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
   for (const lots of chunks(plan.whole)) {
-    await letOthersRun(m);
+    await letOthersRun();
     await later(m, updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
   }
   return done;
@@ -142,7 +142,7 @@ export async function writeLedger(
   });
   // New rows nothing in the transaction reads: they go with the commit. A chunk at a time, the event loop turning between.
   for (const chunk of chunks(rows)) {
-    await letOthersRun(m);
+    await letOthersRun();
     await later(m, insertStatement(m, LedgerEntry, chunk.map(entry)));
   }
   await countLedgerRows(m, rows);
