@@ -22,7 +22,7 @@ import { seed, type Seeded, seededBefore } from './seed.js';
  * /Inventory page 1 of 250); a setting's cost: `point-no-metrics`
  * (METRICS_ENABLED=false), `receive-no-events` (EVENTS_ENABLED=false); and the
  * ceilings of the same work from ceilings.ts: `raw-point` (b), `raw-receive`
- * (d), `raw-issue` (g), `nest` (a).
+ * (d), `raw-issue` (g), `raw-lots` (c), `nest` (a).
  * Needs valgrind (Debian's package `valgrind`).
  */
 const { values: args } = parseArgs({
@@ -81,6 +81,7 @@ function scenarios(s: Seeded): Record<string, Scenario> {
       auth: false,
       send: (k) => ({ path: '/receive', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 1 }) }),
     },
+    'raw-lots': { what: 'ceiling (c): node:http + mysql2, lot page 1 (250)', argv: raw, auth: false, send: () => ({ path: '/lots?page=1&pageSize=250' }) },
     nest: { what: 'ceiling (a): bare NestJS route, constant body', argv: ['dist/bench/ceilings.js', 'nest', String(PORT)], auth: false, send: (k) => ({ path: `/item/${partNo(k)}` }) },
   };
 }
