@@ -3,8 +3,9 @@
 // Each e2e file boots the real service on a fresh database of its own.
 const base = {
   testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', useESM: true }] },
 };
 
 const e2e = (displayName, setup, ignore = []) => ({
@@ -12,10 +13,10 @@ const e2e = (displayName, setup, ignore = []) => ({
   displayName,
   testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...ignore],
-  setupFiles: [setup],
+  setupFiles: ['<rootDir>/test/setup/nest-first.ts', setup],
 });
 
-module.exports = {
+export default {
   testTimeout: 60_000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   projects: [
@@ -24,6 +25,6 @@ module.exports = {
     e2e('e2e:sqlite', '<rootDir>/test/setup/sqlite.ts', ['/test/query-plans\\.e2e-spec\\.ts$']),
     // Specs that involve no database (the OpenAPI document's generated client, the build-once
     // script) run once, with SQLite.
-    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts', ['/test/generated-client\\.e2e-spec\\.ts$', '/test/build-once\\.e2e-spec\\.ts$'])] : []),
+    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts', ['/test/generated-client\\.e2e-spec\\.ts$', '/test/build-once\\.e2e-spec\\.ts$', '/test/foreign-writes\\.e2e-spec\\.ts$'])] : []),
   ],
 };

@@ -9,25 +9,26 @@ process.env.TEST_REDIS_URL ||= 'redis://127.0.0.1:6379';
 
 const base = {
   testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', useESM: true }] },
 };
 const spec = (name) => `<rootDir>/test/hostile/${name}.hostile-spec.ts`;
 
-module.exports = {
+export default {
   testTimeout: 300_000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   projects: [
     {
       ...base,
       displayName: 'hostile:sqlite',
-      setupFiles: ['<rootDir>/test/setup/sqlite.ts'],
+      setupFiles: ['<rootDir>/test/setup/nest-first.ts', '<rootDir>/test/setup/sqlite.ts'],
       testMatch: ['fuzz', 'owasp', 'crash', 'docs-browser', 'category-stream', 'concurrent-start', 'slow-clients'].map(spec),
     },
     {
       ...base,
       displayName: 'hostile:mariadb',
-      setupFiles: ['<rootDir>/test/setup/mysql.ts'],
+      setupFiles: ['<rootDir>/test/setup/nest-first.ts', '<rootDir>/test/setup/mysql.ts'],
       testMatch: ['fuzz', 'owasp', 'crash', 'instances', 'db-faults', 'category-stream', 'redis-outage', 'concurrent-start'].map(spec),
     },
     {
@@ -39,7 +40,7 @@ module.exports = {
       displayName: 'hostile:server-settings',
       globalSetup: '<rootDir>/dist/test/hostile/server/server.setup.js',
       globalTeardown: '<rootDir>/dist/test/hostile/server/server.teardown.js',
-      setupFiles: ['<rootDir>/test/hostile/server/env.ts'],
+      setupFiles: ['<rootDir>/test/setup/nest-first.ts', '<rootDir>/test/hostile/server/env.ts'],
       testMatch: [
         ...['items', 'inventory', 'events'].map((name) => `<rootDir>/test/${name}.e2e-spec.ts`),
         spec('injection'),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { ALL_SECURITY_IDS } from '../src/auth/security-id.js';
@@ -207,7 +208,7 @@ export async function seedSqlite(file: string, lots: number, log: (m: string) =>
   await ds.runMigrations({ transaction: 'each' });
   await ds.destroy();
 
-  const Database = require('better-sqlite3') as new (file: string) => SqliteDatabase;
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => SqliteDatabase;
   const db = new Database(file);
   try {
     // The seed is thrown away if it fails: no fsync on every page.

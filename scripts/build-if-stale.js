@@ -3,11 +3,12 @@
 // `npm run cli` and the other run scripts call it first. The check compares modification times
 // (about 50 ms); an up-to-date incremental tsc still takes seconds, which is
 // what made every admin command slow.
-const { execFileSync } = require('node:child_process');
-const { existsSync, readdirSync, rmSync, statSync, utimesSync } = require('node:fs');
-const { join } = require('node:path');
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
-const root = join(__dirname, '..');
+const root = join(import.meta.dirname, '..');
 /** Written by every build (tsconfig.build.json `tsBuildInfoFile`); its time is the last build's. */
 const STAMP = join(root, 'dist/.tsbuildinfo');
 /** What the build reads (unit specs beside the code are not built). */
@@ -26,7 +27,7 @@ const complete = existsSync(STAMP) && OUTPUTS.every((file) => existsSync(join(ro
 if (complete && INPUTS.every((input) => newest(join(root, input)) <= statSync(STAMP).mtimeMs)) process.exit(0);
 let tsc;
 try {
-  tsc = require.resolve('typescript/bin/tsc');
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
   // An install without devDependencies (`npm ci --omit=dev`), next to a build made elsewhere or not:
   // the install itself (`--prepare`) goes on; running the service needs the build.

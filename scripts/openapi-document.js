@@ -1,13 +1,13 @@
 // `node scripts/openapi-document.js <file>` (after `npm run build`): boots the
 // built service on a temporary SQLite file, fetches /api/v1/openapi.json over
 // HTTP as a client would, and writes it to <file> (`npm run lint:openapi`).
-require('reflect-metadata');
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
-const { join } = require('node:path');
-const { pino } = require('pino');
-const { createApp } = require('../dist/src/bootstrap.js');
-const { AppConfig, parseDatabaseUrl } = require('../dist/src/config/config.js');
+import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createApp } from '../dist/src/bootstrap.js';
+import { AppConfig, parseDatabaseUrl } from '../dist/src/config/config.js';
 
 async function main(file) {
   if (!file) throw new Error('usage: node scripts/openapi-document.js <file>');

@@ -1,7 +1,7 @@
 // A webhook receiver for trying the service out: verifies each delivery with the
 // standardwebhooks package and prints it. WEBHOOK_SECRET=whsec_… node scripts/webhook-receiver.js [port]
-const http = require('node:http');
-const { Webhook } = require('standardwebhooks');
+import http from 'node:http';
+import { Webhook } from 'standardwebhooks';
 
 const hook = new Webhook(process.env.WEBHOOK_SECRET ?? '');
 const port = Number(process.argv[2] ?? 4000);

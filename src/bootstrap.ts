@@ -9,7 +9,6 @@ import type { AppConfig } from './config/config.js';
 import { TransactionRunner } from './database/transactions.js';
 import { EventSequencer } from './events/sequencer.js';
 import { WebhookRelay } from './events/webhook-relay.js';
-import { installAsyncBind } from './http/async-bind.js';
 import { ServiceExpressAdapter } from './http/express-adapter.js';
 import { frontMiddleware } from './http/front.js';
 import { answerClientErrors } from './http/client-errors.js';
@@ -32,12 +31,10 @@ export async function createApp(
     announce?: (credentials: BootstrapCredentials) => void;
   } = {},
 ): Promise<NestExpressApplication> {
-  // NestJS binds every interceptor's handle() with AsyncResource.bind, per request: the cheap one (http/async-bind.ts).
-  installAsyncBind();
   const logger = options.logger ?? createLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ config, logger, imports: options.imports }),
-    // Requests and responses born with Express's prototypes: one V8 map for all of them (http/express-adapter.ts).
+    // NestJS's Express adapter on a server with the service's connection times (http/express-adapter.ts).
     new ServiceExpressAdapter(),
     { bodyParser: false, logger: new NestLogger(logger), abortOnError: false },
   );

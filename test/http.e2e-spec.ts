@@ -25,8 +25,9 @@ describe('every response and every failure (DECISIONS "General", "Errors")', () 
     expect(res.headers['x-api-version']).toBe('v1');
   };
 
-  it("is served by ServiceExpressAdapter: requests and responses born with Express's prototypes (http/express-adapter.ts)", async () => {
+  it("is served by ServiceExpressAdapter: a server with the service's connection times (http/express-adapter.ts)", async () => {
     expect(t.app.getHttpAdapter()).toBeInstanceOf(ServiceExpressAdapter);
+    expect((t.app.getHttpServer() as { requestTimeout: number }).requestTimeout).toBe(30_000);
     const res = await request(t.http).get('/health');
     expect(res.status).toBe(200);
   });

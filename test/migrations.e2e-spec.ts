@@ -62,7 +62,7 @@ describe(`migrations on ${kind}`, () => {
     // The schema of record: it changes only with a new migration, and then is written anew with
     // SCHEMA_SNAPSHOT=write (docs/architecture.md, "Migrations"). An edited migration fails here.
     // MariaDB's information_schema, as CI and docs/operations.md run it (MySQL 8 words some types otherwise).
-    const snapshot = join(__dirname, 'schema', `${kind === 'mysql' ? 'mariadb' : kind}.schema.txt`);
+    const snapshot = join(import.meta.dirname, 'schema', `${kind === 'mysql' ? 'mariadb' : kind}.schema.txt`);
     if (process.env.SCHEMA_SNAPSHOT === 'write') {
       // Written by hand with a new migration, never in CI, and never passing: the new file is to be read first.
       if (process.env.CI) throw new Error('SCHEMA_SNAPSHOT=write is refused in CI');

@@ -49,7 +49,7 @@ interface PlanRow {
     const logger = t.dataSource.logger;
     const logQuery = logger.logQuery.bind(logger);
     logger.logQuery = (sql, parameters, runner) => {
-      capture?.push({ sql, parameters: parameters ?? [] });
+      capture?.push({ sql, parameters: (parameters ?? []) as unknown[] });
       return logQuery(sql, parameters, runner);
     };
   }, 120_000);

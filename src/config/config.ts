@@ -113,8 +113,7 @@ export function parseDatabaseUrl(raw: string, variable = 'DATABASE_URL'): Databa
     const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
     if (!url.hostname) throw new ConfigError(variable, `${shape}; the host is missing`);
     if (!database) throw new ConfigError(variable, `${shape}; the database name is missing`);
-    url.protocol = 'mysql:';
-    return { type: 'mysql', url: url.toString(), database };
+    return { type: 'mysql', url: raw.replace(/^mariadb:/, 'mysql:'), database };
   }
   throw new ConfigError(variable, `${shape}; got "${raw.slice(0, 40)}"`);
 }

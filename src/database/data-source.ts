@@ -43,7 +43,6 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
     type: 'mysql',
     // mysql2, its pools setting each connection's session (sql_mode, utf8mb4, UTC, READ COMMITTED) as it opens: session.ts.
     driver: mysqlDriver,
-    connectorPackage: 'mysql2',
     url: db.url,
     migrations: MYSQL_MIGRATIONS,
     charset: 'utf8mb4_unicode_ci',
@@ -51,7 +50,5 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
     timezone: 'Z',
     poolSize: 10,
     connectTimeout: 5000,
-    // One statement per query (mysql2's default, said here so that nobody turns it on): values go as `?` parameters.
-    multipleStatements: false,
   };
 }

@@ -15,6 +15,14 @@ describe('the SQLite driver check at start', () => {
     expect(line).toBe(`better-sqlite3 was built for another Node.js version than this one (${process.version}): run "npm rebuild better-sqlite3" with this Node, then start again.`);
   });
 
+  it.each(['20.20.2', '22.12.0', '24.10.0'])('refuses Node.js %s before loading the driver (better-sqlite3 13 would crash it)', (version) => {
+    let loaded = false;
+    const line = sqliteDriverProblem(() => {
+      loaded = true;
+    }, version);
+    expect({ line, loaded }).toEqual({ line: `the service needs Node.js 24.11 or newer; this is v${version} (see .nvmrc).`, loaded: false });
+  });
+
   it('says what else went wrong in one line', () => {
     expect(describeSqliteLoadFailure(new Error("Cannot find module 'better-sqlite3'\nRequire stack: …"))).toBe(
       `better-sqlite3 cannot be loaded (Cannot find module 'better-sqlite3'): run "npm ci" with this Node, then start again.`,

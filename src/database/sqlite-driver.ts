@@ -8,7 +8,10 @@ import { createRequire } from 'node:module';
  * database. Retrying…" with "Module did not self-register" or a
  * NODE_MODULE_VERSION mismatch further down.
  */
-export function sqliteDriverProblem(load: () => unknown = () => createRequire(__filename)('better-sqlite3')): string | null {
+export function sqliteDriverProblem(load: () => unknown = () => createRequire(import.meta.url)('better-sqlite3'), nodeVersion = process.versions.node): string | null {
+  // better-sqlite3 13 needs Node.js 22 or newer, and an older Node crashes as it loads it, so this is asked first.
+  const [major, minor] = nodeVersion.split('.').map(Number);
+  if (major < 24 || (major === 24 && minor < 11)) return `the service needs Node.js 24.11 or newer; this is v${nodeVersion} (see .nvmrc).`;
   try {
     const Database = load() as new (file: string) => { close(): void };
     new Database(':memory:').close();

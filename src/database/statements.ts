@@ -88,28 +88,20 @@ export function hydratesAsRead(column: ColumnMetadata): boolean {
 }
 
 /**
- * One function per entity that builds its values as a single object literal
- * (`{ recNo: r["recNo"], units: h(r["units"], c[4]), … }`), each value from
- * the driver's `prepareHydratedValue` as the query builder would, except the
- * columns it would return unchanged (`hydratesAsRead`), which are copied.
- * Written as source once, from the entity's metadata (names quoted by
- * JSON.stringify), because the loop it replaces, storing property after
- * property under computed names, was the largest single cost of a 250-lot
- * page; the literal gives every row the same shape at once.
+ * A row to the entity's values: each value from the driver's
+ * `prepareHydratedValue` as the query builder would, except the columns it
+ * would return unchanged (`hydratesAsRead`), which are copied. The columns
+ * and their conversions are found once per entity and projection; a row is
+ * then one pass over them.
  */
 function hydrator(m: EntityManager, columns: ColumnMetadata[]): (row: Record<string, unknown>) => ObjectLiteral {
   const driver = m.connection.driver;
-  const fields = columns
-    .map((c, i) => {
-      const value = `r[${JSON.stringify(c.databaseName)}]`;
-      return `${JSON.stringify(c.propertyName)}: ${hydratesAsRead(c) ? value : `h(${value}, c[${i}])`}`;
-    })
-    .join(', ');
-  const make = new Function('h', 'c', `return (r) => ({ ${fields} });`) as (
-    h: (value: unknown, column: ColumnMetadata) => unknown,
-    c: ColumnMetadata[],
-  ) => (row: Record<string, unknown>) => ObjectLiteral;
-  return make((value, column) => driver.prepareHydratedValue(value, column), columns);
+  const plan = columns.map((column) => ({ from: column.databaseName, to: column.propertyName, column, asRead: hydratesAsRead(column) }));
+  return (row) => {
+    const values: ObjectLiteral = {};
+    for (const { from, to, column, asRead } of plan) values[to] = asRead ? row[from] : driver.prepareHydratedValue(row[from], column);
+    return values;
+  };
 }
 
 /** The rows of a statement. */

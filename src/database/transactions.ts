@@ -86,16 +86,10 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   private writer: DataSource | null = null;
   /** SQLite: the turn of the transaction last queued; the next one begins when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
-  /**
-   * The unit of work of the request in progress. Node tracks the context of
-   * every promise while an AsyncLocalStorage is enabled, a cost each request
-   * would pay; so it is enabled only while some unit runs (`running` > 0) and
-   * disabled again when the last one ends: reads between writes run without it.
-   */
+  /** The unit of work of the request in progress. */
   private readonly units = new AsyncLocalStorage<Unit | undefined>();
   /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
   private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
-  private running = 0;
 
   private budget: RetryBudget;
 
@@ -201,7 +195,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    */
   async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(manager: EntityManager, result: T) => Promise<void>> = []): Promise<T> {
     const unit: Unit = {};
-    this.running++;
     try {
       const result = await this.units.run(unit, handler);
       const steps = async (m: EntityManager) => {
@@ -217,9 +210,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       await unit.open?.rollback();
       throw error;
-    } finally {
-      // No unit runs: nothing needs its context until the next one begins (run() enables it again).
-      if (--this.running === 0) this.units.disable();
     }
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
@@ -17,11 +17,14 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
  * error object (DECISIONS "Errors"), with the headers every response carries.
  */
 export function answerClientErrors(server: Server, logger: Logger): void {
+  // The answer each connection is sending, from the server's 'request' event:
+  // a keep-alive socket may have carried earlier answers.
+  const answering = new WeakMap<Socket, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => answering.set(req.socket, res));
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // Nothing to answer on a socket that is gone or already mid-response (as
-    // Node decides it: a keep-alive socket may have carried earlier answers).
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    // Nothing to answer on a socket that is gone or already mid-response.
+    const inFlight = answering.get(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || (inFlight && inFlight.headersSent && !inFlight.writableFinished)) {
       socket.destroy();
       return;
     }

@@ -25,8 +25,8 @@ export class ApiValidationPipe extends ValidationPipe {
       validationError: { target: false, value: false },
       // One message per field: the first rule it breaks, in the order the DTO lists them.
       stopAtFirstError: true,
+      exceptionFactory: (errors) => new ValidationFailed(groupByField(errors)),
     });
-    this.exceptionFactory = (errors) => new ValidationFailed(groupByField(errors));
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
