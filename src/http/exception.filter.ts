@@ -62,7 +62,11 @@ export function errorBody(code: ErrorCode, message: string, details: ErrorRespon
 /** Framework exceptions: unknown routes, a malformed path, anything Nest raises itself. */
 function fromHttpException(exception: HttpException, req: Request): ErrorResponseDto {
   const status = exception.getStatus();
-  if (status === 404) return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
+  if (status === 404) {
+    // The service's own 404s are DomainErrors: this one is NestJS's answer to a path no route has.
+    if (req.context) req.context.unrouted = true;
+    return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
+  }
   if (status >= 500) return errorBody(status === 501 ? 'not_implemented' : 'internal_error', 'An unexpected error occurred.');
   const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status) ?? 'bad_request';
   return errorBody(code, exception.message);

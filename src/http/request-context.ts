@@ -7,6 +7,8 @@ export interface RequestContext {
   id: string;
   /** Set once the caller is authenticated, for the request log. */
   clientId?: string;
+  /** Set when no route of the service took the request (NestJS's own not-found handler answered it). */
+  unrouted?: boolean;
 }
 
 declare module 'express-serve-static-core' {
@@ -51,6 +53,8 @@ export function requestContext(logger: Logger, observe?: RequestObserver) {
 
 /** The matched route pattern (`/api/v1/Item/:partNo`), or null when none matched. */
 function routeOf(req: Request): string | null {
+  // NestJS answers a path no controller has with a catch-all route of its own: that is no route of the service's.
+  if (req.context.unrouted) return null;
   const pattern: unknown = req.route?.path;
   return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : null;
 }
