@@ -12,6 +12,7 @@ import { WebhookRelay } from './events/webhook-relay.js';
 import { ServiceExpressAdapter } from './http/express-adapter.js';
 import { frontMiddleware } from './http/front.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { answerUnrouted } from './http/exception.filter.js';
 import { Readiness } from './health/readiness.js';
 import { createLogger, NestLogger } from './http/logger.js';
 import { requestContext } from './http/request-context.js';
@@ -50,6 +51,8 @@ export async function createApp(
   app.setGlobalPrefix('api/v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics'] });
   setupOpenApi(app);
   await app.init();
+  // After every route: a path outside the API's prefix that no route has (NestJS 12 answers only those under it).
+  app.use(answerUnrouted);
   // TX_RETRY_BUDGET_MS when set, else the default for the database found (longer on a Galera node).
   const budget = app.get(TransactionRunner).retryBudget;
   logger.info({ budgetMs: budget.ms, source: budget.source }, 'transaction retry budget');

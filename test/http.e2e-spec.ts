@@ -32,6 +32,17 @@ describe('every response and every failure (DECISIONS "General", "Errors")', () 
     expect(res.status).toBe(200);
   });
 
+  it('answers a path outside the API prefix with the same 404 not_found, any method', async () => {
+    for (const [method, path] of [['get', '/admin'], ['post', '/admin/clients'], ['delete', '/Item/1'], ['get', '/api/v2/Item']] as const) {
+      const res = await request(t.http)[method](path).send({});
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 404,
+        body: { statusCode: 404, error: 'not_found', message: `No route for ${method.toUpperCase()} ${path}.`, details: null },
+      });
+      expectCommonHeaders(res);
+    }
+  });
+
   it('answers an unknown route with 404 not_found', async () => {
     const res = await request(t.http).get('/api/v1/NoSuchThing?x=1');
     expect(res.status).toBe(404);

@@ -59,6 +59,17 @@ export function errorBody(code: ErrorCode, message: string, details: ErrorRespon
   return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' || code === 'conflict' ? details : null };
 }
 
+/**
+ * The last step of Express's chain: a request no route took, outside the
+ * API's prefix (NestJS answers those under it with its own catch-all, which
+ * the filter turns into this same body). Registered after `app.init()`, so
+ * that it follows every route.
+ */
+export function answerUnrouted(req: Request, res: Response): void {
+  if (req.context) req.context.unrouted = true;
+  res.status(404).json(errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`));
+}
+
 /** Framework exceptions: unknown routes, a malformed path, anything Nest raises itself. */
 function fromHttpException(exception: HttpException, req: Request): ErrorResponseDto {
   const status = exception.getStatus();

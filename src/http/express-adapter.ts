@@ -1,12 +1,23 @@
-import { createServer } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 
 /**
- * NestJS's Express adapter on a node:http server made with the service's
- * connection times (`CONNECTION_TIMES`), which node:http takes only when the
- * server is constructed (the check for overdue requests is scheduled then).
+ * NestJS's Express adapter on a node:http server made by the service, for
+ * two things node:http takes only when a server is constructed:
+ * - the service's connection times (`CONNECTION_TIMES`; the check for
+ *   overdue requests is scheduled then);
+ * - the classes it makes each request and response with (its documented
+ *   `IncomingMessage` and `ServerResponse` options): here node's own, born
+ *   with the prototypes Express gives them (`app.request`, `app.response`).
+ *   Express's first step sets those prototypes with `Object.setPrototypeOf`;
+ *   on an object made with another prototype that gives each request and
+ *   each response a V8 map of its own, and every later read of one of their
+ *   properties misses V8's caches (docs/quality.md, "Point reads"). Born
+ *   with them, the step changes nothing and all requests share their maps.
+ *   Nothing of Express's or Node's is modified: the objects are node's
+ *   classes' own instances, made with `Reflect.construct`.
  * It overrides the adapter's `initHttpServer` and hands the server over with
  * `setHttpServer`, both documented for adapters that make their own server.
  * HTTPS and `forceCloseConnections` keep NestJS's own server (the service uses
@@ -15,8 +26,32 @@ import type { Express } from 'express';
 export class ServiceExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
-    this.setHttpServer(createServer(CONNECTION_TIMES, this.getInstance<Express>()));
+    const app = this.getInstance<Express>();
+    this.setHttpServer(
+      createServer(
+        {
+          ...CONNECTION_TIMES,
+          IncomingMessage: bornWith(IncomingMessage, app.request),
+          ServerResponse: bornWith(ServerResponse, app.response) as typeof ServerResponse,
+        },
+        app,
+      ),
+    );
   }
+}
+
+/**
+ * A constructor for node:http that makes instances of `base` whose prototype
+ * is `prototype` (which must inherit from `base.prototype`): `base`'s own
+ * constructor runs, with `new.target`'s prototype taken from this function.
+ */
+export function bornWith<Base extends abstract new (...args: any[]) => object>(base: Base, prototype: object): Base {
+  if (!(prototype instanceof base)) throw new Error(`bornWith: the prototype does not inherit from ${base.name}`);
+  function Born(...args: unknown[]): object {
+    return Reflect.construct(base, args, Born);
+  }
+  Object.defineProperty(Born, 'prototype', { value: prototype });
+  return Born as unknown as Base;
 }
 
 /**
