@@ -22,7 +22,7 @@ export interface ServiceProcess {
  */
 export async function startService(env: Record<string, string>, timeoutMs = 45_000): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build`);
-  const child = spawn(process.execPath, ['--max-old-space-size=192', MAIN], {
+  const child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=16', MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
