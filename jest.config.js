@@ -24,7 +24,7 @@ export default {
     // The query plans are MariaDB's own: that spec runs with MariaDB only.
     e2e('e2e:sqlite', '<rootDir>/test/setup/sqlite.ts', ['/test/query-plans\\.e2e-spec\\.ts$']),
     // Specs that involve no database (the OpenAPI document's generated client, the build-once
-    // script) run once, with SQLite.
-    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts', ['/test/generated-client\\.e2e-spec\\.ts$', '/test/build-once\\.e2e-spec\\.ts$', '/test/foreign-writes\\.e2e-spec\\.ts$'])] : []),
+    // script, the checks of src/'s imports and writes) run once, with SQLite.
+    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts', ['/test/generated-client\\.e2e-spec\\.ts$', '/test/build-once\\.e2e-spec\\.ts$', '/test/foreign-writes\\.e2e-spec\\.ts$', '/test/imports\\.e2e-spec\\.ts$'])] : []),
   ],
 };

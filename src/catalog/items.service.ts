@@ -10,7 +10,7 @@ import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { Conflict, DomainError } from '../errors.js';
-import { EventOutbox, type EventType } from '../events/outbox.js';
+import { EventRecorder, type EventType } from '../event-contract.js';
 import { shortIdProblem } from '../http/validators.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
@@ -78,7 +78,7 @@ export class ItemsService {
     @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
     private readonly tx: TransactionRunner,
     private readonly cursors: PageCursors,
-    private readonly outbox: EventOutbox,
+    private readonly outbox: EventRecorder,
     private readonly reads: ListReads,
   ) {}
 

@@ -2,14 +2,10 @@ import { Injectable, type OnApplicationShutdown, Optional } from '@nestjs/common
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/config.js';
 import { DomainError } from '../errors.js';
-import { AppLogger } from '../http/logger.js';
-import { Metrics } from '../metrics/metrics.js';
+import { DatabaseLog, DatabaseMetrics } from './reporting.js';
 
 /** What a list request asks for (the `Consistency` header): `strong` reads the primary, `eventual` (the default) may read the replica. */
 export type Consistency = 'eventual' | 'strong';
-
-/** Where a list was read: the replica; the primary because it was asked for (or no replica is set); the primary because the replica failed or is resting. */
-export type ListReadSource = 'replica' | 'primary' | 'fallback';
 
 /** After a replica failure, lists go to the primary for this long before the replica is tried again. */
 export const REPLICA_REST_MS = 5000;
@@ -60,8 +56,8 @@ export class ListReads implements OnApplicationShutdown {
   constructor(
     private readonly primary: DataSource,
     @Optional() config?: AppConfig,
-    @Optional() private readonly metrics?: Metrics,
-    @Optional() private readonly logger?: AppLogger,
+    @Optional() private readonly metrics?: DatabaseMetrics,
+    @Optional() private readonly logger?: DatabaseLog,
   ) {
     this.url = config?.databaseReadUrl ?? null;
   }

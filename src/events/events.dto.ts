@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
-import { EVENT_TYPES, type EventType } from './outbox.js';
+import { EVENT_TYPES, type EventType } from '../event-contract.js';
 
 /** A whole number from a query string; anything else is left as is for the validator to reject. */
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value);

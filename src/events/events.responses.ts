@@ -1,23 +1,15 @@
 import type { Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ItemResponseDto } from '../catalog/item.responses.js';
-import { ApiBoolean, ApiDateTime, ApiDecimal, ApiEnum, ApiInteger, ApiString } from '../http/openapi-decorators.js';
-import {
-  CountedResponseDto,
-  HeldResponseDto,
-  IssuedResponseDto,
-  MovedResponseDto,
-  ReceivedResponseDto,
-  ReleasedResponseDto,
-} from '../inventory/inventory.responses.js';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { EventType } from '../event-contract.js';
+import { ApiDateTime, ApiDecimal, ApiEnum, ApiInteger, ApiString } from '../http/openapi-decorators.js';
 import type { OutboxEvent } from './events.entities.js';
-import type { EventType } from './outbox.js';
 
 /*
- * The feed's schemas name the answers of the operations the events describe
- * (a stock event's data is its operation's answer and more; an item event's,
- * the Item): the only place where events/ imports another feature, and only
- * its response classes, for the document.
+ * The pieces of the feed's schemas. A stock event's data is its operation's
+ * answer and more, an item event's the Item: the feed's page schema, which
+ * names those answers' classes, is put together at the edge
+ * (EventPageResponseDto, events.controller.ts), so that events/ imports no
+ * feature that publishes events.
  */
 
 /** A stock event's `levels`: the item's stock level in a warehouse the operation touched, after it. */
@@ -30,7 +22,7 @@ export class EventLevelResponseDto {
 }
 
 /** A stock event's data: the operation's answer, then what identifies the change and the levels after it. */
-function StockEventData(answer: Type<object>, name: string) {
+export function StockEventData(answer: Type<object>, name: string) {
   @ApiSchema({ name })
   class StockEventDataDto extends answer {
     @ApiString({ description: "The item's shortID" }) itemID: string;
@@ -44,7 +36,7 @@ function StockEventData(answer: Type<object>, name: string) {
 }
 
 /** `{id, seq, type, occurred, data}` for one type. */
-function EventOf(type: EventType, data: Type<object>, name: string) {
+export function EventOf(type: EventType, data: Type<object>, name: string) {
   @ApiSchema({ name })
   class EventDto {
     @ApiString({ description: 'Unique and stable (a UUID): the same event is always the same id' }) id: string;
@@ -56,18 +48,6 @@ function EventOf(type: EventType, data: Type<object>, name: string) {
   return EventDto;
 }
 
-const EVENTS: Array<[EventType, Type<object>, string]> = [
-  ['stock.received', StockEventData(ReceivedResponseDto, 'StockReceivedData'), 'StockReceivedEvent'],
-  ['stock.issued', StockEventData(IssuedResponseDto, 'StockIssuedData'), 'StockIssuedEvent'],
-  ['stock.moved', StockEventData(MovedResponseDto, 'StockMovedData'), 'StockMovedEvent'],
-  ['stock.held', StockEventData(HeldResponseDto, 'StockHeldData'), 'StockHeldEvent'],
-  ['stock.released', StockEventData(ReleasedResponseDto, 'StockReleasedData'), 'StockReleasedEvent'],
-  ['stock.counted', StockEventData(CountedResponseDto, 'StockCountedData'), 'StockCountedEvent'],
-  ['item.created', ItemResponseDto, 'ItemCreatedEvent'],
-  ['item.updated', ItemResponseDto, 'ItemUpdatedEvent'],
-  ['item.discontinued', ItemResponseDto, 'ItemDiscontinuedEvent'],
-];
-
 /** One event as the feed answers it; `data` is as its type's schema says. */
 export interface EventResponseDto {
   id: string;
@@ -77,13 +57,11 @@ export interface EventResponseDto {
   data: object;
 }
 
-/** GET /Events: the events after `after`, in seq order; `next` is the after of the next request. */
-@ApiSchema({ name: 'EventPage' })
-@ApiExtraModels(...EVENTS.map(([type, data, name]) => EventOf(type, data, name)))
-export class EventPageResponseDto {
-  @ApiProperty({ type: 'array', items: { oneOf: EVENTS.map(([, , name]) => ({ $ref: `#/components/schemas/${name}` })) } }) value: EventResponseDto[];
-  @ApiInteger({ description: 'The seq of the last event sent, or after when none was: the after of the next request' }) next: number;
-  @ApiBoolean() hasMore: boolean;
+/** GET /Events: the events after `after`, in seq order; `next` is the after of the next request. Its schema: EventPageResponseDto (events.controller.ts). */
+export interface EventPage {
+  value: EventResponseDto[];
+  next: number;
+  hasMore: boolean;
 }
 
 /** The body of an event, fields in the order of EXTENSIONS "Events"; `data` as it was recorded. */

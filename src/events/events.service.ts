@@ -6,7 +6,7 @@ import { toEntity } from '../database/statements.js';
 import { TEXT_PIECE } from '../http/json-array.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
 import { OutboxEvent } from './events.entities.js';
-import { type EventPageResponseDto, toEventResponse } from './events.responses.js';
+import { type EventPage, toEventResponse } from './events.responses.js';
 import { FEED_FIELDS, feedEvents, feedSizes } from './feed.repository.js';
 
 /** The page size of GET /Events without `limit` (EXTENSIONS "Events"). */
@@ -27,7 +27,7 @@ export class EventsService {
   constructor(private readonly reads: ListReads) {}
 
   /** A page of the feed, read where ListReads sends it (the webhook relay reads `strong`: it delivers from the primary). */
-  page(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<EventPageResponseDto> {
+  page(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<EventPage> {
     return this.reads.run(consistency, async (m) => {
       const { rows: found, hasMore, after } = await this.read(m, caller, query);
       const value = found.map((row) => toEventResponse(toEntity(m, OutboxEvent, row, FEED_FIELDS)));

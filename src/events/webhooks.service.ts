@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import { IntegrationClient } from '../auth/auth.entities.js';
 import { AppConfig } from '../config/config.js';
 import { TransactionRunner } from '../database/transactions.js';
+import { EVENT_TYPES } from '../event-contract.js';
 import { eventTypes } from './events.dto.js';
 import { EventSequence, WebhookDelivery, WebhookSubscription } from './events.entities.js';
-import { EVENT_TYPES } from './outbox.js';
 import { EventSequencer } from './sequencer.js';
 import { checkedAddress, parseWebhookUrl, WebhookInputError } from './webhook-target.js';
 

@@ -3,7 +3,7 @@ import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } 
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { errorBody } from './exception.filter.js';
+import { errorBody } from './error.responses.js';
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
   request_header_fields_too_large: 'Request line and headers are larger than 16 KiB.',

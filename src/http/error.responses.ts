@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { CONFLICT_REASONS, type ConflictDetails, type ConflictReason, ERROR_STATUS, type ErrorCode, type ErrorDetails } from '../errors.js';
 import { ApiEnum, ApiInteger, ApiString } from './openapi-decorators.js';
 
-/** Spec "Errors": the body of every failure but 429, built by `errorBody` (`exception.filter.ts`) alone. */
+/** Spec "Errors": the body of every failure but 429, built by `errorBody` (below) alone. */
 @ApiSchema({ name: 'Error', description: 'Every failure except 429' })
 export class ErrorResponseDto {
   @ApiInteger() statusCode: number;
@@ -17,6 +17,11 @@ export class ErrorResponseDto {
     description: 'validation_error: field → array of messages. conflict: a ConflictDetails (its `reason` and figures). Otherwise null',
   })
   details: ErrorDetails | ConflictDetails | null;
+}
+
+/** The body of a failure: `details` only for a validation_error or a conflict, else null. */
+export function errorBody(code: ErrorCode, message: string, details: ErrorResponseDto['details'] = null): ErrorResponseDto {
+  return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' || code === 'conflict' ? details : null };
 }
 
 const QUANTITY = { type: 'number', description: 'Decimal, at most 4 decimal places' } as const;

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { AppLogger } from './logger.js';
 import { isDatabaseUnavailable, lostConnection } from '../database/errors.js';
 import { DomainError, ERROR_STATUS, type ErrorCode, RateLimitExceeded } from '../errors.js';
-import type { ErrorResponseDto, RateLimitedResponseDto } from './error.responses.js';
+import { errorBody, type ErrorResponseDto, type RateLimitedResponseDto } from './error.responses.js';
 
 /**
  * The one place where failures become responses (spec "Errors", DECISIONS
@@ -53,10 +53,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     return { body: errorBody('internal_error', 'An unexpected error occurred.'), headers: {} };
   }
-}
-
-export function errorBody(code: ErrorCode, message: string, details: ErrorResponseDto['details'] = null): ErrorResponseDto {
-  return { statusCode: ERROR_STATUS[code], error: code, message, details: code === 'validation_error' || code === 'conflict' ? details : null };
 }
 
 /**

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { StreamableFile } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { errorBody } from './exception.filter.js';
+import { errorBody } from './error.responses.js';
 
 /**
  * A JSON array answered while it is read, for a list too long to hold in

@@ -5,7 +5,7 @@ import { type Caller, FORBIDDEN, Forbidden } from '../auth/caller.js';
 import { SecurityId } from '../auth/security-id.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { ValidationFailed } from '../errors.js';
-import { EventOutbox } from '../events/outbox.js';
+import { EventRecorder } from '../event-contract.js';
 import { compareDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
 import type { CountDto } from './inventory.dto.js';
 import { Lot } from './inventory.entities.js';
@@ -28,7 +28,7 @@ import { recordStockEvent } from './stock-events.js';
 export class CountService {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly outbox: EventOutbox,
+    private readonly outbox: EventRecorder,
   ) {}
 
   async count(caller: Caller, dto: CountDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<CountedResponseDto> {

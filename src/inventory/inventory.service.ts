@@ -4,7 +4,7 @@ import { addDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../q
 import { insertRows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { Conflict, ValidationFailed } from '../errors.js';
-import { EventOutbox } from '../events/outbox.js';
+import { EventRecorder } from '../event-contract.js';
 import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
   type IssuedLotResponseDto,
@@ -42,7 +42,7 @@ export class InventoryService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly warehouseNames: WarehouseNames,
-    private readonly outbox: EventOutbox,
+    private readonly outbox: EventRecorder,
     private readonly itemKeys: ItemKeyCache,
   ) {}
 

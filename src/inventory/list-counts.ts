@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { addCounts, type CountChange, countsTotal, type Queryable, readCounts, sumCounts } from '../database/counters.js';
-import type { TotalStatement } from '../pagination/page.js';
+import type { TotalStatement } from '../database/total-statement.js';
 
 /*
  * The inventory's list counters, in `list_count`: exact list totals kept by

@@ -1,6 +1,6 @@
 import { type EntityManager, In } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
-import type { EventOutbox, EventType } from '../events/outbox.js';
+import type { EventRecorder, EventType } from '../event-contract.js';
 import { subtractDecimal } from '../quantity.js';
 import type { LevelFigures } from './locks.js';
 import { StockLevel } from './inventory.entities.js';
@@ -29,7 +29,7 @@ export interface StockChange {
  * warehouse without a stock_level row has nothing: zeros), read here unless
  * the operation passed it (`levelAfter`).
  */
-export async function recordStockEvent(outbox: EventOutbox, m: EntityManager, change: StockChange): Promise<void> {
+export async function recordStockEvent(outbox: EventRecorder, m: EntityManager, change: StockChange): Promise<void> {
   if (!outbox.enabled) return;
   const { item, dto } = change;
   const toWid = dto.shipToWid !== undefined && dto.shipToWid !== dto.wid ? dto.shipToWid : undefined;

@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { ValidationFailed } from '../errors.js';
-import type { Direction } from './page.js';
+import type { Direction, PageRequest } from './page-request.js';
 
 /** Which way a cursor seeks from its boundary row: the rows after it (`next`) or before it (`prev`). */
 export type Way = 'after' | 'before';
@@ -28,6 +28,12 @@ export interface CursorContext {
   pageSize: number;
   /** The list and everything that narrows it (scope, itemID, modifiedSince), compared as a digest. */
   filters: unknown[];
+}
+
+/** What a cursor of this request must belong to. */
+export function cursorContext(request: PageRequest, filters: unknown[] = []): CursorContext {
+  const [[sort, direction]] = request.order;
+  return { sort, direction, pageSize: request.pageSize, filters: [...filters, request.modifiedSince?.toISOString() ?? null] };
 }
 
 /** The cursor's JSON: version, page, way (and whether the boundary row is included), boundary values, sort, direction, page size, filter digest. */

@@ -1,5 +1,16 @@
-import type { CursorPosition, Way } from './cursor.js';
-import { cursorContext, type Direction, type ListPaging, type PagePosition, type PageRequest } from './page.js';
+import type { TotalStatement } from '../database/total-statement.js';
+import { cursorContext, type CursorPosition, type PageCursors, type Way } from './cursor.js';
+import type { Direction, PagePosition, PageRequest } from './page-request.js';
+
+/** How a list pages beyond its PageSpec. */
+export interface ListPaging {
+  /** The exact total when the caller has it: a number, or the statement of the list's counters (run first); otherwise it is counted. */
+  total?: number | TotalStatement;
+  /** With it, pages carry next and prev cursors, and a `cursor` parameter seeks. */
+  cursors?: PageCursors;
+  /** The list and what narrows it (its scope, an item), which a cursor must have been made for. */
+  filters?: unknown[];
+}
 
 /**
  * The condition that keeps the rows after (or before) a boundary row in a

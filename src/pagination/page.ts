@@ -1,13 +1,17 @@
 import type { ObjectLiteral, QueryRunner, SelectQueryBuilder } from 'typeorm';
-import type { CursorContext, CursorPosition, PageCursors } from './cursor.js';
-import { pageWindow, seekCondition, type WindowRead } from './keyset.js';
+import { cursorContext, type CursorPosition } from './cursor.js';
+import { type ListPaging, pageWindow, seekCondition, type WindowRead } from './keyset.js';
 import type { PageQueryDto } from './page-query.dto.js';
+import type { Direction, PagePosition, PageRequest } from './page-request.js';
+
+/** What a list hands paginate and requestedCursor besides its PageSpec (declared beside pageWindow, which takes it too). */
+export type { ListPaging } from './keyset.js';
+/** Exported here for database/counters.ts (a known exception in .dependency-cruiser.cjs): its home is database/total-statement.ts. */
+export type { TotalStatement } from '../database/total-statement.js';
 
 /** Maximum page size per kind of endpoint (spec "Limits / Maximum page size"). */
 export const MAX_PAGE_SIZE = { standard: 250, orders: 50, reports: 1000 } as const;
 export const DEFAULT_PAGE_SIZE = 25;
-
-export type Direction = 'ASC' | 'DESC';
 
 /** How one list endpoint pages: what it may sort by and what its default order is. */
 export interface PageSpec {
@@ -24,14 +28,6 @@ export interface PageSpec {
   decimals?: string[];
   /** Sort columns unique on their own: they need no tiebreak (and a unique index would not serve one). */
   unique?: string[];
-}
-
-export interface PageRequest {
-  page: number;
-  pageSize: number;
-  offset: number;
-  order: Array<[column: string, direction: Direction]>;
-  modifiedSince: Date | null;
 }
 
 /**
@@ -62,13 +58,6 @@ function lookup(sortable: Record<string, string>, name: string): string | undefi
 function parseDirection(value: string | undefined): Direction | undefined {
   const upper = value?.trim().toUpperCase();
   return upper === 'ASC' || upper === 'DESC' ? upper : undefined;
-}
-
-/** Where a page stands besides its number: whether rows follow it (when not simply page < pageCount), and its neighbours' cursors. */
-export interface PagePosition {
-  hasMore?: boolean;
-  next?: string;
-  prev?: string;
 }
 
 /** The page envelope of every paginated list, fields in the spec's order; the cursors are for the Link header, not the body. */
@@ -106,32 +95,9 @@ export class Page<T> {
   }
 }
 
-/** How a list pages beyond its PageSpec. */
-export interface ListPaging {
-  /** The exact total when the caller has it: a number, or the statement of the list's counters (run first); otherwise it is counted. */
-  total?: number | TotalStatement;
-  /** With it, pages carry next and prev cursors, and a `cursor` parameter seeks. */
-  cursors?: PageCursors;
-  /** The list and what narrows it (its scope, an item), which a cursor must have been made for. */
-  filters?: unknown[];
-}
-
-/** What a cursor of this request must belong to. */
-export function cursorContext(request: PageRequest, filters: unknown[] = []): CursorContext {
-  const [[sort, direction]] = request.order;
-  return { sort, direction, pageSize: request.pageSize, filters: [...filters, request.modifiedSince?.toISOString() ?? null] };
-}
-
 /** The position a request's `cursor` seeks to, or null without one; a cursor not made for this request is a validation_error. */
 export function requestedCursor(query: PageQueryDto, request: PageRequest, list: ListPaging): CursorPosition | null {
   return list.cursors && query.cursor !== undefined ? list.cursors.decode(query.cursor, cursorContext(request, list.filters), query.page) : null;
-}
-
-/** A list's exact total as one statement (its maintained counters), which paginate runs before the page's reads. */
-export interface TotalStatement {
-  sql: string;
-  params: unknown[];
-  total(rows: Array<Record<string, unknown>>): number;
 }
 
 /** A key row of a page: its primary key and its sort value. */
