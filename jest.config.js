@@ -25,6 +25,6 @@ export default {
     e2e('e2e:sqlite', '<rootDir>/test/setup/sqlite.ts', ['/test/query-plans\\.e2e-spec\\.ts$']),
     // Specs that involve no database (the OpenAPI document's generated client, the build-once
     // script, the checks of src/'s imports and writes) run once, with SQLite.
-    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts', ['/test/generated-client\\.e2e-spec\\.ts$', '/test/build-once\\.e2e-spec\\.ts$', '/test/foreign-writes\\.e2e-spec\\.ts$', '/test/imports\\.e2e-spec\\.ts$'])] : []),
+    ...(process.env.TEST_MYSQL_URL ? [e2e('e2e:mariadb', '<rootDir>/test/setup/mysql.ts', ['/test/generated-client\\.e2e-spec\\.ts$', '/test/build-once\\.e2e-spec\\.ts$', '/test/foreign-writes\\.e2e-spec\\.ts$', '/test/keep-alive-memory\\.e2e-spec\\.ts$', '/test/imports\\.e2e-spec\\.ts$'])] : []),
   ],
 };

@@ -17,14 +17,24 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
  * error object (DECISIONS "Errors"), with the headers every response carries.
  */
 export function answerClientErrors(server: Server, logger: Logger): void {
-  // The answer each connection is sending, from the server's 'request' event:
-  // a keep-alive socket may have carried earlier answers.
-  const answering = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => answering.set(req.socket, res));
+  // The answers each connection has not finished (a client may pipeline requests): added as a
+  // request arrives, removed when its response closes, so that nothing outlives its answer.
+  const unfinished = new WeakMap<Socket, Set<ServerResponse>>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    let answers = unfinished.get(socket);
+    if (!answers) unfinished.set(socket, (answers = new Set()));
+    answers.add(res);
+    res.once('close', () => {
+      answers.delete(res);
+      if (answers.size === 0 && unfinished.get(socket) === answers) unfinished.delete(socket);
+    });
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // Nothing to answer on a socket that is gone or already mid-response.
-    const inFlight = answering.get(socket);
-    if (error.code === 'ECONNRESET' || !socket.writable || (inFlight && inFlight.headersSent && !inFlight.writableFinished)) {
+    // Nothing to answer on a socket that is gone or already mid-response: an answer in progress
+    // would be corrupted by another one written into it.
+    const midResponse = [...(unfinished.get(socket) ?? [])].some((res) => res.headersSent);
+    if (error.code === 'ECONNRESET' || !socket.writable || midResponse) {
       socket.destroy();
       return;
     }
