@@ -61,7 +61,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   await ds.runMigrations({ transaction: 'each' });
   await ds.destroy();
 
-  const db = await mysql.createConnection({ uri: url, multipleStatements: false });
+  const db = await mysql.createConnection({ uri: url });
   // The service's session settings (src/database/session.ts): mysql2's escaping of the parameters below needs its sql_mode.
   for (const statement of SESSION_STATEMENTS) await db.query(statement);
   const now = new Date();

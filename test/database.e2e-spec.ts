@@ -54,7 +54,7 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     channel.subscribe(listen as never);
     try {
       expect(await tx.run((m) => m.query('SELECT @@in_transaction = 1 AS t, 5 AS five'))).toEqual([{ t: 1, five: 5 }]);
-      // No connection takes two statements in one query (the pool has no multipleStatements).
+      // No connection takes two statements in one query (mysql2's default, never changed).
       await expect(tx.run((m) => m.query('SELECT 1 AS a; SELECT 2 AS b'))).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
       await expect(t.dataSource.query('SELECT 1 AS a; SELECT 2 AS b')).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
       const inserted = await tx.run((m) => m.query('INSERT INTO probe_start (v) VALUES (7)'));

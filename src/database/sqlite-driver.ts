@@ -1,17 +1,26 @@
 import { createRequire } from 'node:module';
 
+/** The oldest Node.js the service runs on (package.json `engines`, `.nvmrc`). */
+const OLDEST = [24, 11] as const;
+
 /**
- * Whether better-sqlite3, a native addon, loads under the Node.js that runs
- * the service: null when it does, else one line saying what to do. An addon
- * built for another Node (Node upgraded without `npm rebuild`) otherwise
- * fails deep in the framework's connect, logged as "Unable to connect to the
- * database. Retrying…" with "Module did not self-register" or a
- * NODE_MODULE_VERSION mismatch further down.
+ * Null when this Node.js is one the service supports, else one line saying
+ * so. Asked first by the service and the admin CLI, whatever the database:
+ * on an older Node the framework may load, but better-sqlite3 13 crashes the
+ * process as it loads.
  */
-export function sqliteDriverProblem(load: () => unknown = () => createRequire(import.meta.url)('better-sqlite3'), nodeVersion = process.versions.node): string | null {
-  // better-sqlite3 13 needs Node.js 22 or newer, and an older Node crashes as it loads it, so this is asked first.
+export function nodeVersionProblem(nodeVersion = process.versions.node): string | null {
   const [major, minor] = nodeVersion.split('.').map(Number);
-  if (major < 24 || (major === 24 && minor < 11)) return `the service needs Node.js 24.11 or newer; this is v${nodeVersion} (see .nvmrc).`;
+  if (major > OLDEST[0] || (major === OLDEST[0] && minor >= OLDEST[1])) return null;
+  return `the service needs Node.js ${OLDEST.join('.')} or newer; this is v${nodeVersion} (see .nvmrc).`;
+}
+
+/**
+ * Whether better-sqlite3 loads and opens a database under this Node.js: null
+ * when it does, else one line saying what to do, instead of a failure deep in
+ * the framework's connect ("Unable to connect to the database. Retrying…").
+ */
+export function sqliteDriverProblem(load: () => unknown = () => createRequire(import.meta.url)('better-sqlite3')): string | null {
   try {
     const Database = load() as new (file: string) => { close(): void };
     new Database(':memory:').close();
@@ -24,8 +33,5 @@ export function sqliteDriverProblem(load: () => unknown = () => createRequire(im
 /** The line for a failure to load or open better-sqlite3. */
 export function describeSqliteLoadFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (/NODE_MODULE_VERSION|did not self-register|compiled against a different Node\.js version/i.test(message)) {
-    return `better-sqlite3 was built for another Node.js version than this one (${process.version}): run "npm rebuild better-sqlite3" with this Node, then start again.`;
-  }
   return `better-sqlite3 cannot be loaded (${message.split('\n')[0]}): run "npm ci" with this Node, then start again.`;
 }

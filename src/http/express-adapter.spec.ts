@@ -63,8 +63,15 @@ describe("ServiceExpressAdapter (NestJS's Express adapter on a server of the ser
   });
 
   it('leaves Express and node:http as they were', () => {
-    expect(Object.getPrototypeOf(app.request)).not.toBe(app.request);
-    expect(app.request).toBeInstanceOf(IncomingMessage);
+    // A fresh adapter: what Express's app holds before and after the server is made.
+    const fresh = new ServiceExpressAdapter();
+    const express = fresh.getInstance<Express>();
+    const before = { request: express.request, response: express.response, requestKeys: Reflect.ownKeys(express.request), responseKeys: Reflect.ownKeys(express.response) };
+    const chain = [Object.getPrototypeOf(express.request), Object.getPrototypeOf(express.response)];
+    fresh.initHttpServer({});
+    expect({ request: express.request, response: express.response, requestKeys: Reflect.ownKeys(express.request), responseKeys: Reflect.ownKeys(express.response) }).toEqual(before);
+    expect(express.request).toBe(before.request);
+    expect([Object.getPrototypeOf(express.request), Object.getPrototypeOf(express.response)]).toEqual(chain);
     expect(Object.getPrototypeOf(new IncomingMessage(null as never))).toBe(IncomingMessage.prototype);
   });
 
@@ -72,9 +79,9 @@ describe("ServiceExpressAdapter (NestJS's Express adapter on a server of the ser
     expect(() => bornWith(IncomingMessage, {})).toThrow('bornWith: the prototype does not inherit from IncomingMessage');
   });
 
-  it("keeps NestJS's own server for HTTPS or forceCloseConnections", () => {
+  it.each([{ forceCloseConnections: true }, { return503OnClosing: true }])("keeps NestJS's own server for %j", (options) => {
     const adapter = new ServiceExpressAdapter();
-    adapter.initHttpServer({ forceCloseConnections: true });
+    adapter.initHttpServer(options);
     expect((adapter.getHttpServer() as Server).requestTimeout).not.toBe(30_000);
   });
 });

@@ -20,12 +20,13 @@ import type { Express } from 'express';
  *   classes' own instances, made with `Reflect.construct`.
  * It overrides the adapter's `initHttpServer` and hands the server over with
  * `setHttpServer`, both documented for adapters that make their own server.
- * HTTPS and `forceCloseConnections` keep NestJS's own server (the service uses
- * neither: TLS ends in front of it).
+ * HTTPS, `forceCloseConnections` and `return503OnClosing` keep NestJS's own
+ * server (the service uses none of them: TLS ends in front of it, and it
+ * drains on SIGTERM itself).
  */
 export class ServiceExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
-    if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
+    if (options?.httpsOptions || options?.forceCloseConnections || options?.return503OnClosing) return super.initHttpServer(options);
     const app = this.getInstance<Express>();
     this.setHttpServer(
       createServer(
