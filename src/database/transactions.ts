@@ -2,45 +2,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { DataSource, type EntityManager, type QueryRunner, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
-import { Conflict } from '../errors.js';
-import { Metrics, type RetryCause } from '../metrics/metrics.js';
 import { countStatements, deferCounts, dropCounts } from './counters.js';
 import { letOthersRun } from './event-loop.js';
+import { isGaleraNode } from './galera.js';
+import { DEFAULT_RETRY_BUDGET_MS, GALERA_RETRY_BUDGET_MS, type RetryBudget, RetryObserver, retryTransient, transientCause } from './retry.js';
 import { closeTail, openTail, type Statement, takeTail } from './statements.js';
-
-/** Seconds a client is asked to wait before retrying after TooMuchContention: longer than a burst's lock waits, short for a client. */
-export const CONTENTION_RETRY_AFTER_SECONDS = 1;
-
-export class TooMuchContention extends Conflict {
-  constructor() {
-    super('The request met concurrent changes and could not be completed; retry it.', { reason: 'concurrent_change' }, CONTENTION_RETRY_AFTER_SECONDS);
-  }
-}
-
-/** Default of TX_RETRY_BUDGET_MS: how long a write may spend retrying transient failures before the client gets 409. */
-export const DEFAULT_RETRY_BUDGET_MS = 2000;
-/**
- * The default on a Galera node instead (docs/deployment.md): two nodes changing
- * the same stock row commit in turn, the later one's certification failing at
- * COMMIT, and one hot item manages some 25–35 commits a second across three
- * nodes on a small machine, so a burst on it needs seconds of retries.
- */
-export const GALERA_RETRY_BUDGET_MS = 15_000;
-
-/** The retry budget in force and where it came from, for the start-up log. */
-export interface RetryBudget {
-  ms: number;
-  source: 'TX_RETRY_BUDGET_MS' | 'default' | 'Galera default';
-}
-/**
- * Attempts made whatever the budget: an attempt may itself wait long before it
- * fails (SQLite's BEGIN IMMEDIATE waits out the busy timeout behind another
- * process's writer), and the budget must not cut such a wait short to one try.
- */
-const MIN_ATTEMPTS = 6;
-/** Full-jitter exponential backoff (AWS's "Exponential Backoff And Jitter"): attempt n sleeps a random time below min(CAP, BASE × 2^n). */
-const BACKOFF_BASE_MS = 5;
-const BACKOFF_CAP_MS = 250;
 
 /** A transaction begun and not yet ended: what a unit of work commits or rolls back once the request is done. */
 interface OpenTransaction {
@@ -61,7 +27,7 @@ interface Unit {
  * Group Replication's 3101; TiDB's write conflict 9007; a busy SQLite) with
  * full-jitter exponential backoff for as long as the retry budget
  * (TX_RETRY_BUDGET_MS) allows, and never shown to the client as a 500: once
- * the budget is spent, TooMuchContention (409).
+ * the budget is spent, TooMuchContention (409) (retry.ts).
  *
  * A unit of work (`unit`) spans one write request: the first `run` inside it
  * begins the transaction, every later `run` joins it, and the unit commits it
@@ -95,7 +61,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly dataSource: DataSource,
-    @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly retries?: RetryObserver,
     @Optional() config?: AppConfig,
   ) {
     const set = config?.txRetryBudgetMs ?? null;
@@ -159,28 +125,13 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Runs `attempt` until it succeeds, fails for good, or meets transient
-   * failures for longer than the retry budget (and at least MIN_ATTEMPTS
-   * times): between attempts a random
-   * pause below min(250 ms, 5 ms × 2^n) (full jitter, so that writers who
-   * collided do not collide again in step). An attempt must leave nothing
-   * behind when it fails (its transaction rolled back). Each transient
-   * failure is counted in the metrics; when the budget is spent the client
-   * gets TooMuchContention (409), never the driver's error.
+   * failures for longer than the retry budget (retry.ts `retryTransient`):
+   * each failure is counted in the metrics; once the budget is spent the
+   * client gets TooMuchContention (409). An attempt must leave nothing behind
+   * when it fails (its transaction rolled back).
    */
-  async retrying<T>(attempt: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let n = 0; ; n++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        const cause = transientCause(error);
-        if (!cause) throw error;
-        this.metrics?.retried(cause);
-        const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
-        if (n + 1 >= MIN_ATTEMPTS && Date.now() - started + pause > this.budget.ms) throw new TooMuchContention();
-        await new Promise((r) => setTimeout(r, pause));
-      }
-    }
+  retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    return retryTransient(attempt, this.budget.ms, this.retries);
   }
 
   /**
@@ -395,32 +346,6 @@ function ended(
     commit: () => finish(commit),
     rollback: () => finish(how.rollback).catch(() => undefined),
   };
-}
-
-/**
- * Deadlock (1213, also Galera's certification failure), lock wait timeout
- * (1205), MySQL Group Replication's rollback (3101), TiDB's write conflict
- * (9007), or SQLite busy/locked: worth running the transaction again.
- */
-export function isTransient(error: unknown): boolean {
-  return transientCause(error) !== null;
-}
-
-/** Which transient failure `error` is, or null when it is not one. */
-export function transientCause(error: unknown): RetryCause | null {
-  const e = ((error as { driverError?: unknown })?.driverError ?? error) as { errno?: unknown; code?: unknown } | null;
-  if (!e) return null;
-  if (e.errno === 1213) return 'deadlock';
-  if (e.errno === 1205) return 'lock_wait_timeout';
-  if (e.errno === 3101) return 'group_replication';
-  if (e.errno === 9007) return 'write_conflict';
-  return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
-}
-
-/** Whether the MySQL/MariaDB server is a Galera node (`wsrep_on`; MySQL has no such variable). */
-async function isGaleraNode(db: DataSource): Promise<boolean> {
-  const found = (await db.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string | null }>;
-  return found[0]?.Value?.toUpperCase() === 'ON';
 }
 
 /** How long SQLite's BEGIN IMMEDIATE waits for another connection's write lock (another process, or another instance in this one). */

@@ -2,10 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { ListReadSource } from '../database/list-reads.js';
+import type { RetryCause, RetryObserver } from '../database/retry.js';
 import type { RequestObserver } from '../http/request-context.js';
-
-/** What a failed attempt of a transaction met, as `db_transaction_retries_total` labels it. */
-export type RetryCause = 'deadlock' | 'lock_wait_timeout' | 'group_replication' | 'write_conflict' | 'busy';
 
 /** The write routes whose committed answers count as stock operations, by route template. */
 const STOCK_OPERATIONS: Record<string, string> = {
@@ -25,7 +23,7 @@ const STOCK_OPERATIONS: Record<string, string> = {
  * never the path a client sent.
  */
 @Injectable()
-export class Metrics {
+export class Metrics implements RetryObserver {
   readonly registry = new Registry();
   private readonly requests = new Counter({
     name: 'http_requests_total',
