@@ -1,21 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
-import { DataSource, type EntityManager, type QueryRunner, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
-import { countStatements, deferCounts, dropCounts } from './counters.js';
-import { letOthersRun } from './event-loop.js';
+import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { isGaleraNode } from './galera.js';
-import { DEFAULT_RETRY_BUDGET_MS, GALERA_RETRY_BUDGET_MS, type RetryBudget, RetryObserver, retryTransient, transientCause } from './retry.js';
-import { closeTail, openTail, type Statement, takeTail } from './statements.js';
+import { beginMysql } from './mysql-begin.js';
+import { DEFAULT_RETRY_BUDGET_MS, GALERA_RETRY_BUDGET_MS, type RetryBudget, RetryObserver, retryTransient } from './retry.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import { OpenTransaction, type TransactionContext } from './transaction-context.js';
 
-/** A transaction begun and not yet ended: what a unit of work commits or rolls back once the request is done. */
-interface OpenTransaction {
-  manager: EntityManager;
-  commit(): Promise<void>;
-  rollback(): Promise<void>;
-}
-
-/** The unit of work of the request in progress (AsyncLocalStorage): the transaction its writes share, once begun. */
+/**
+ * The unit of work of the request in progress, the one value the runner's
+ * AsyncLocalStorage holds: the transaction its writes share, once begun
+ * (everything that transaction collects is in its context, `open.ctx`).
+ */
 interface Unit {
   open?: OpenTransaction;
 }
@@ -29,33 +26,34 @@ interface Unit {
  * (TX_RETRY_BUDGET_MS) allows, and never shown to the client as a 500: once
  * the budget is spent, TooMuchContention (409) (retry.ts).
  *
+ * Each transaction has its context (transaction-context.ts), made here when
+ * it begins and passed with its manager to the work: the writes held back
+ * for the commit, the counter changes, the outbox's numbering, the steps
+ * after commit.
+ *
  * A unit of work (`unit`) spans one write request: the first `run` inside it
- * begins the transaction, every later `run` joins it, and the unit commits it
- * only after the request's own steps (a stored answer to replay, and
- * whatever else must commit with the change) have been written in it. Either
- * all of it commits or none does. The transaction begins lazily, at the first
- * `run`, so reads a service makes before it (on other pooled connections) do
- * not hold a connection they would wait on themselves.
+ * begins the transaction, every later `run` joins it (and gets the same
+ * context), and the unit commits it only after the request's own steps (a
+ * stored answer to replay, and whatever else must commit with the change)
+ * have been written in it. Either all of it commits or none does. The
+ * transaction begins lazily, at the first `run`, so reads a service makes
+ * before it (on other pooled connections) do not hold a connection they
+ * would wait on themselves.
  *
  * MySQL/MariaDB: READ COMMITTED on the shared pool (each connection's session,
- * session.ts); callers lock the rows they read with `forUpdate`, always in the
- * same order.
+ * session.ts; mysql-begin.ts); callers lock the rows they read with
+ * `forUpdate`, always in the same order.
  *
- * SQLite: TypeORM's better-sqlite3 driver has a single connection for
- * everything, so a transaction there would nest under another request's
- * transaction and let reads see uncommitted rows. Transactions therefore run
- * on a second connection of their own, one at a time (SQLite has one writer
- * anyway); reads keep the main connection and see only committed data (WAL).
+ * SQLite: transactions run on a writer connection of their own, one at a
+ * time (sqlite-writer.ts); reads keep the main connection and see only
+ * committed data (WAL).
  */
 @Injectable()
 export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
-  private writer: DataSource | null = null;
-  /** SQLite: the turn of the transaction last queued; the next one begins when it ends. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private writer: SqliteWriter | null = null;
   /** The unit of work of the request in progress. */
   private readonly units = new AsyncLocalStorage<Unit | undefined>();
-  /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
-  private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
+  private readonly runAfterCommit = (steps: Array<() => void>) => this.committed(steps);
 
   private budget: RetryBudget;
 
@@ -82,36 +80,35 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       if (this.budget.source === 'default' && (await isGaleraNode(this.dataSource))) this.budget = { ms: GALERA_RETRY_BUDGET_MS, source: 'Galera default' };
       return;
     }
-    // No busy timeout on the writer: better-sqlite3 would wait for another writer's lock synchronously, stopping the
-    // event loop (and, in this process, the writer it waits for); beginSqlite waits for it asynchronously instead.
-    this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false, timeout: 0 } as typeof this.dataSource.options);
-    await this.writer.initialize();
+    this.writer = new SqliteWriter();
+    await this.writer.open(this.dataSource.options);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.writer?.isInitialized) await this.writer.destroy();
+    await this.writer?.close();
   }
 
   /**
-   * Runs `work` in a transaction. Outside a unit of work the transaction
-   * commits when `work` resolves, and a transient failure runs `work` again
-   * within the retry budget. Inside one, the first `run` begins the unit's
-   * transaction and leaves it open for the unit to commit; a later `run`
-   * joins it; a transient failure fails the unit, which runs again as a whole
-   * (`retrying`).
+   * Runs `work` in a transaction, with its manager and its context.
+   * Outside a unit of work the transaction commits when `work` resolves, and
+   * a transient failure runs `work` again within the retry budget. Inside
+   * one, the first `run` begins the unit's transaction and leaves it open for
+   * the unit to commit; a later `run` joins it; a transient failure fails the
+   * unit, which runs again as a whole (`retrying`).
    */
-  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async run<T>(work: (manager: EntityManager, ctx: TransactionContext) => Promise<T>): Promise<T> {
     const unit = this.units.getStore();
     if (unit?.open) {
+      const { ctx } = unit.open;
       // The unit's transaction is open: what an earlier piece of it held back for the commit goes now, so that this one reads it.
-      await this.send(unit.open.manager, takeTail(unit.open.manager));
-      return work(unit.open.manager);
+      await ctx.sendHeld();
+      return work(ctx.manager, ctx);
     }
     const once = async () => {
       let tx: OpenTransaction | undefined;
       try {
         tx = await this.begin();
-        const result = await work(tx.manager);
+        const result = await work(tx.ctx.manager, tx.ctx);
         if (unit) unit.open = tx;
         else await tx.commit();
         return result;
@@ -152,7 +149,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         for (const step of beforeCommit) await step(m, result);
       };
       if (unit.open) {
-        await steps(unit.open.manager);
+        await steps(unit.open.ctx.manager);
         await unit.open.commit();
       } else if (beforeCommit.length) {
         await this.run(steps);
@@ -172,7 +169,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    * source's.
    */
   get reader(): EntityManager {
-    return this.units.getStore()?.open?.manager ?? this.dataSource.manager;
+    return this.units.getStore()?.open?.ctx.manager ?? this.dataSource.manager;
   }
 
   /**
@@ -199,18 +196,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.units.getStore() !== undefined;
   }
 
-  /**
-   * Calls `step` once the transaction of `m` has committed (never when it
-   * rolls back), outside any unit of work, without waiting for it: what a
-   * change asks to be done only once it is visible to everyone (the outbox's
-   * events get their seq). A failing step is the step's own business.
-   */
-  afterCommit(m: EntityManager, step: () => void): void {
-    const steps = this.afterCommits.get(m);
-    if (steps) steps.push(step);
-    else this.afterCommits.set(m, [step]);
-  }
-
   /** The same for a hand-written SELECT: the clause that ends it (empty on SQLite). */
   get lockClause(): string {
     return this.isMysql ? ' FOR UPDATE' : '';
@@ -221,36 +206,13 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;
   }
 
+  /** A transaction, begun on the pool (MySQL/MariaDB) or in the writer's turn (SQLite), with a new context. */
   private async begin(): Promise<OpenTransaction> {
-    const tx = await (this.isMysql ? this.beginMysql() : this.beginSqlite());
-    return {
-      ...tx,
-      commit: async () => {
-        await tx.commit();
-        this.committed(tx.manager);
-      },
-      // A rolled-back transaction's steps are forgotten (SQLite's writer reuses its manager for the next one).
-      rollback: async () => {
-        this.afterCommits.delete(tx.manager);
-        await tx.rollback();
-      },
-    };
+    return new OpenTransaction(await (this.isMysql ? beginMysql(this.dataSource) : this.writer!.begin()), this.runAfterCommit);
   }
 
-  /** Runs held-back writes now, one statement per query. */
-  private async send(m: EntityManager, tail: Statement[]): Promise<void> {
-    for (const { sql, params } of tail) {
-      // An operation over thousands of lots holds back dozens of statements: the event loop turns between them (event-loop.ts).
-      await letOthersRun();
-      await m.query(sql, params);
-    }
-  }
-
-  /** Runs the steps `afterCommit` registered for the transaction of `m`, outside the unit of work that committed it. */
-  private committed(m: EntityManager): void {
-    const steps = this.afterCommits.get(m);
-    if (!steps) return;
-    this.afterCommits.delete(m);
+  /** Runs a committed transaction's steps after commit (its context's `afterCommit`), outside the unit of work that committed it. */
+  private committed(steps: Array<() => void>): void {
     for (const step of steps) {
       // run(undefined), not exit(): with this the only AsyncLocalStorage, exit() turns the promise hooks of the
       // whole process off and on again around each step.
@@ -261,113 +223,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
           // The step reports its own failures; the commit stands.
         }
       });
-    }
-  }
-
-  /** A transaction on a pooled connection (whose session is READ COMMITTED: session.ts), through the query runner's own calls. */
-  private async beginMysql(): Promise<OpenTransaction> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      await runner.startTransaction();
-    } catch (error) {
-      await runner.release();
-      throw error;
-    }
-    return ended(runner.manager, {
-      commit: async (tail) => {
-        await this.send(runner.manager, tail);
-        await runner.commitTransaction();
-      },
-      rollback: () => runner.rollbackTransaction(),
-      release: () => runner.release(),
-    });
-  }
-
-  /**
-   * Waits for the writer's turn, then BEGIN IMMEDIATE takes the write lock
-   * (waiting for it asynchronously: beginImmediate), so another process writing the same
-   * file cannot make this transaction fail half-way when it upgrades from
-   * reading to writing. The turn passes on when the transaction ends.
-   */
-  private async beginSqlite(): Promise<OpenTransaction> {
-    let pass!: () => void;
-    const previous = this.queue;
-    this.queue = new Promise<void>((resolve) => (pass = resolve));
-    await previous;
-    const runner = this.writer!.createQueryRunner();
-    try {
-      await beginImmediate(runner);
-    } catch (error) {
-      pass();
-      throw error;
-    }
-    return ended(runner.manager, {
-      commit: async (tail) => {
-        await this.send(runner.manager, tail);
-        await runner.query('COMMIT');
-      },
-      rollback: () => runner.query('ROLLBACK'),
-      release: async () => pass(),
-    });
-  }
-}
-
-/**
- * An open transaction that ends once: commit, or rollback (also after a failed
- * commit), then its connection or turn is released. A second end does nothing.
- * Its list-counter changes are gathered (`deferCounts`) and written with the
- * commit, after the writes it held back (`later`), one statement at a time.
- */
-function ended(
-  manager: EntityManager,
-  how: { commit: (tail: Statement[]) => Promise<unknown>; rollback: () => Promise<unknown>; release: () => Promise<void> },
-): OpenTransaction {
-  deferCounts(manager);
-  openTail(manager);
-  // The writes held back (statements.ts `later`), then the counters, then COMMIT.
-  const commit = () => how.commit([...takeTail(manager), ...countStatements(manager)]);
-  let done = false;
-  const finish = async (end: () => Promise<unknown>) => {
-    if (done) return;
-    done = true;
-    try {
-      await end();
-    } catch (error) {
-      if (end === commit) await how.rollback().catch(() => undefined);
-      throw error;
-    } finally {
-      dropCounts(manager);
-      closeTail(manager);
-      await how.release();
-    }
-  };
-  return {
-    manager,
-    commit: () => finish(commit),
-    rollback: () => finish(how.rollback).catch(() => undefined),
-  };
-}
-
-/** How long SQLite's BEGIN IMMEDIATE waits for another connection's write lock (another process, or another instance in this one). */
-const SQLITE_LOCK_WAIT_MS = 10_000;
-
-/**
- * BEGIN IMMEDIATE, waiting for the file's write lock asynchronously: tried
- * again after a short pause (5 ms, doubling up to 100 ms) while another
- * connection holds the lock, for up to SQLITE_LOCK_WAIT_MS, then the busy
- * error, which `retrying` treats as transient. A synchronous busy timeout
- * would stop this process's event loop for as long as the other writer holds
- * the lock, which may be a long batch that lets its own loop turn.
- */
-async function beginImmediate(runner: QueryRunner): Promise<void> {
-  const until = Date.now() + SQLITE_LOCK_WAIT_MS;
-  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    try {
-      await runner.query('BEGIN IMMEDIATE');
-      return;
-    } catch (error) {
-      if (transientCause(error) !== 'busy' || Date.now() + pause > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }
