@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { TransactionContext } from './database/transaction-context.js';
 
 /*
  * The events contract: what a feature publishes and how. A feature records
@@ -33,12 +33,12 @@ export interface DomainEvent {
 }
 
 /**
- * Records a change's event inside the change's own transaction (`m`), so
- * that the event commits exactly when the change does and a rollback leaves
- * none.
+ * Records a change's event inside the change's own transaction (its context,
+ * `ctx`), so that the event commits exactly when the change does and a
+ * rollback leaves none.
  */
 export abstract class EventRecorder {
   /** False with EVENTS_ENABLED=false: nothing is recorded (callers may skip building their events). */
   abstract readonly enabled: boolean;
-  abstract record(m: EntityManager, event: DomainEvent): Promise<void>;
+  abstract record(ctx: TransactionContext, event: DomainEvent): void;
 }

@@ -9,6 +9,7 @@ import { IdempotencyModule } from '../src/idempotency/idempotency.module.js';
 import { IdempotencyRecord } from '../src/idempotency/idempotency.entity.js';
 import { TransactionRunner } from '../src/database/transactions.js';
 import { UnitOfWork } from '../src/http/unit-of-work.js';
+import { Metrics } from '../src/metrics/metrics.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
@@ -148,10 +149,15 @@ describe(`the unit of work of a write request (${kind})`, () => {
       return (key ? req.set('Idempotency-Key', key) : req).send(body);
     };
 
-    it.each(['run', 'commit'] as const)('runs the whole request again, from nothing, until it commits (failing at the %s)', async (at) => {
+    /** db_transaction_retries_total{cause="deadlock"} as the metrics hold it now. */
+    const deadlocksCounted = async () => (await t.app.get(Metrics).registry.getSingleMetric('db_transaction_retries_total')!.get()).values.find((v) => v.labels.cause === 'deadlock')?.value ?? 0;
+
+    it.each(['run', 'commit'] as const)('runs the whole request again, from nothing, until it commits (failing at the %s), counting each failure', async (at) => {
       const wid = at === 'run' ? 601 : 602;
+      const counted = await deadlocksCounted();
       const res = await flaky({ wid, failures: 2, at });
       expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { attempt: 3 } });
+      expect(await deadlocksCounted()).toBe(counted + 2);
       // The failed attempts' rows were rolled back: had they not been, the third insert of the same wID would have failed.
       expect(await names(wid)).toEqual([`${wid} Flaky ${wid}`]);
     });

@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { caseKey } from '../database/case-key.js';
-import { addCounts, countsTotal } from '../database/counters.js';
+import { countsTotal } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
@@ -179,10 +179,10 @@ export class ItemsService {
       createdBy: caller.name,
     });
     try {
-      await this.tx.run(async (m) => {
+      await this.tx.run(async (m, ctx) => {
         await m.insert(Item, item);
-        await addCounts(m, [{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
-        await this.outbox.record(m, { type: 'item.created', json: JSON.stringify(toItemResponse(item)) });
+        ctx.counts.add([{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
+        this.outbox.record(ctx, { type: 'item.created', json: JSON.stringify(toItemResponse(item)) });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
@@ -203,19 +203,19 @@ export class ItemsService {
     const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
     if (changed.length) {
       const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
-      const after = await this.tx.run(async (m) => {
+      const after = await this.tx.run(async (m, ctx) => {
         let type: EventType = 'item.updated';
         if (set.discontinued === undefined) await m.update(Item, { partNo: item.partNo }, set);
         else {
           // Counted only by the update that flips the flag: a concurrent one that flipped it first matches no row here.
           const flipped = await m.update(Item, { partNo: item.partNo, discontinued: !set.discontinued }, set);
           if (flipped.affected) {
-            await addCounts(m, [{ list: 'items', scope: 'active', by: set.discontinued ? -1 : 1 }]);
+            ctx.counts.add([{ list: 'items', scope: 'active', by: set.discontinued ? -1 : 1 }]);
             if (set.discontinued) type = 'item.discontinued';
           } else await m.update(Item, { partNo: item.partNo }, set);
         }
         const row = await m.findOneByOrFail(Item, { partNo: item.partNo });
-        await this.outbox.record(m, { type, json: JSON.stringify(toItemResponse(row)) });
+        this.outbox.record(ctx, { type, json: JSON.stringify(toItemResponse(row)) });
         return row;
       });
       Object.assign(item, after);

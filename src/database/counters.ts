@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { TotalStatement } from '../pagination/page.js';
+import type { TotalStatement } from './total-statement.js';
 import type { Statement } from './statements.js';
 import { upsertAddStatement } from './upsert.js';
 
@@ -18,91 +18,66 @@ export interface CountChange {
   by: number;
 }
 
-/** What a transaction has gathered to count at its commit (see `deferCounts`). */
-interface Gathered {
+/**
+ * The counter changes of one transaction, gathered over the whole of it and
+ * written with its commit (`statements`), all of the transaction's in one
+ * statement per table: a TransactionContext's `counts`. A transaction that
+ * makes several changes (a Batch: one per operation) then takes its counter
+ * rows once and in primary-key order, as a single change does; written
+ * operation by operation, two batches would take the rows of their
+ * operations' warehouses in their own orders and could deadlock each other.
+ * The counter rows are also held for the shortest time, from the end of the
+ * transaction to its commit.
+ */
+export class GatheredCounts {
   /** list_count changes. */
-  lists: CountChange[];
+  private readonly lists: CountChange[] = [];
   /** stock_count: new stock_level rows per scope (0: the item's first in any warehouse). */
-  stock: Map<number, number>;
-}
+  private readonly stock = new Map<number, number>();
 
-/** Transactions whose counter changes wait for their commit: what each has gathered so far. */
-const deferred = new WeakMap<EntityManager, Gathered>();
+  /** Adds counter changes (list, scope, by). */
+  add(changes: CountChange[]): void {
+    this.lists.push(...changes);
+  }
 
-/**
- * From now on, counter changes made through `m` (a transaction's manager)
- * are gathered and written with the commit (`countStatements`), all of
- * the transaction's in one statement. A transaction that makes several
- * changes (a Batch: one per operation) then takes its counter rows once and in
- * primary-key order, as a single change does; written operation by operation,
- * two batches would take the rows of their operations' warehouses in their
- * own orders and could deadlock each other. The counter rows are also held
- * for the shortest time, from the end of the transaction to its commit.
- */
-export function deferCounts(m: EntityManager): void {
-  deferred.set(m, { lists: [], stock: new Map() });
-}
+  /**
+   * Counts one new stock_level row in `stock_count`: in its warehouse's row,
+   * and in scope 0 when it is the item's first in any warehouse. The
+   * warehouses' rows are single hot rows, so they are taken once per
+   * transaction, in scope order, and held only until the commit.
+   */
+  addStockRow(wID: number, first: boolean): void {
+    if (first) this.stock.set(0, (this.stock.get(0) ?? 0) + 1);
+    this.stock.set(wID, (this.stock.get(wID) ?? 0) + 1);
+  }
 
-/**
- * What was gathered for `m` since `deferCounts` (in its transaction), as the
- * statements that write it just before the commit, and stops gathering: the
- * stock_count rows first, in scope order, then the list_count rows, each
- * table in one statement.
- */
-export function countStatements(m: EntityManager): Statement[] {
-  const gathered = deferred.get(m);
-  deferred.delete(m);
-  if (!gathered) return [];
-  const out: Statement[] = [];
-  if (gathered.stock.size) out.push(stockCountsStatement(m, gathered.stock));
-  const lists = countsStatement(m, gathered.lists);
-  if (lists) out.push(lists);
-  return out;
-}
-
-/** Forgets the changes gathered for `m` (its transaction rolled back). */
-export function dropCounts(m: EntityManager): void {
-  deferred.delete(m);
+  /**
+   * What was gathered, as the statements that write it just before the
+   * commit: the stock_count rows first, in scope order, then the list_count
+   * rows, each table in one statement.
+   */
+  statements(m: EntityManager): Statement[] {
+    const out: Statement[] = [];
+    if (this.stock.size) out.push(stockCountsStatement(m, this.stock));
+    const lists = countsStatement(m, this.lists);
+    if (lists) out.push(lists);
+    return out;
+  }
 }
 
 /**
- * Adds counter changes in the caller's transaction: at its commit when the
- * transaction gathers them (`deferCounts`, as every transaction of
- * TransactionRunner does), else at once.
+ * Adds counter changes at once, outside a transaction of TransactionRunner
+ * (fixtures, fills); a transaction gathers them in its context instead
+ * (`ctx.counts.add`).
  */
 export async function addCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
-  const gathered = deferred.get(m);
-  if (gathered) gathered.lists.push(...changes);
-  else await writeCounts(m, changes);
-}
-
-/**
- * Counts one new stock_level row in `stock_count`: in its warehouse's row,
- * and in scope 0 when it is the item's first in any warehouse. Gathered like
- * the list counters: the warehouses' rows are single hot rows, so they are
- * taken once per transaction, in scope order, and held only until the commit.
- */
-export async function countStockRow(m: EntityManager, wID: number, first: boolean): Promise<void> {
-  const stock = new Map<number, number>(first ? [[0, 1]] : []);
-  stock.set(wID, (stock.get(wID) ?? 0) + 1);
-  const gathered = deferred.get(m);
-  if (!gathered) return writeStockCounts(m, stock);
-  for (const [scope, n] of stock) gathered.stock.set(scope, (gathered.stock.get(scope) ?? 0) + n);
-}
-
-async function writeStockCounts(m: EntityManager, stock: Map<number, number>): Promise<void> {
-  const { sql, params } = stockCountsStatement(m, stock);
-  await m.query(sql, params);
+  const statement = countsStatement(m, changes);
+  if (statement) await m.query(statement.sql, statement.params);
 }
 
 function stockCountsStatement(m: EntityManager, stock: Map<number, number>): Statement {
   const rows = [...stock].sort(([a], [b]) => a - b).map(([value, by]) => ({ value, by }));
   return upsertAddStatement(m, 'stock_count', 'scope', 'items', rows);
-}
-
-async function writeCounts(m: EntityManager, changes: CountChange[]): Promise<void> {
-  const statement = countsStatement(m, changes);
-  if (statement) await m.query(statement.sql, statement.params);
 }
 
 /**

@@ -151,7 +151,7 @@ export function plusDecimal(m: EntityManager, column: string): string {
   return m.connection.options.type === 'mysql' ? `${column} + CAST(? AS DECIMAL(18,4))` : `ROUND(${column} + ?, 4)`;
 }
 
-/** One parameterised statement, to run now or with the commit (`later`). */
+/** One parameterised statement, to run now or with the commit (TransactionContext `later`). */
 export interface Statement {
   sql: string;
   params: unknown[];
@@ -205,45 +205,4 @@ export function updateStatement<T extends ObjectLiteral>(m: EntityManager, entit
 export function updateRows<T extends ObjectLiteral>(m: EntityManager, entity: EntityTarget<T>, set: Partial<T>, key: keyof T & string, keys: unknown[]): Promise<number> {
   const { sql, params } = updateStatement(m, entity, set, key, keys);
   return execute(m, sql, params);
-}
-
-/**
- * The tail of a transaction: writes whose outcome nothing in the transaction
- * reads, held back and sent just before its COMMIT (`takeTail`), one
- * statement per query, so that the steps that read (and lock) come first.
- * What may go there: a write to rows the transaction has already locked (a
- * picked lot, a locked stock_level row) or that nobody else can see yet (a
- * new ledger or event row), and whose result (changed rows, insert id) is not
- * needed. A read in the same transaction would not see them, so
- * `TransactionRunner.run` sends the tail before the next piece of work of a
- * unit (each operation of a Batch).
- */
-const tails = new WeakMap<EntityManager, Statement[]>();
-
-/** From now on, `later(m, …)` holds its writes until the commit of the transaction of `m`. */
-export function openTail(m: EntityManager): void {
-  tails.set(m, []);
-}
-
-/**
- * A write in the transaction of `m` with the commit (see `tails`), or at once
- * where `m` has no tail open (a transaction not begun by TransactionRunner).
- */
-export async function later(m: EntityManager, statement: Statement): Promise<void> {
-  const tail = tails.get(m);
-  if (tail) tail.push(statement);
-  else await execute(m, statement.sql, statement.params);
-}
-
-/** The writes held for `m` so far, in order; the tail stays open, empty. */
-export function takeTail(m: EntityManager): Statement[] {
-  const tail = tails.get(m);
-  if (!tail?.length) return [];
-  tails.set(m, []);
-  return tail;
-}
-
-/** Forgets the writes held for `m` (its transaction ended). */
-export function closeTail(m: EntityManager): void {
-  tails.delete(m);
 }

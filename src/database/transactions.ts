@@ -1,55 +1,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
-import { DataSource, type EntityManager, type QueryRunner, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
-import { Conflict } from '../errors.js';
-import { Metrics, type RetryCause } from '../metrics/metrics.js';
-import { countStatements, deferCounts, dropCounts } from './counters.js';
-import { letOthersRun } from './event-loop.js';
-import { closeTail, openTail, type Statement, takeTail } from './statements.js';
+import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
+import { isGaleraNode } from './galera.js';
+import { beginMysql } from './mysql-begin.js';
+import { DatabaseMetrics } from './reporting.js';
+import { DEFAULT_RETRY_BUDGET_MS, GALERA_RETRY_BUDGET_MS, type RetryBudget, retryTransient } from './retry.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import { OpenTransaction, type TransactionContext } from './transaction-context.js';
 
-/** Seconds a client is asked to wait before retrying after TooMuchContention: longer than a burst's lock waits, short for a client. */
-export const CONTENTION_RETRY_AFTER_SECONDS = 1;
-
-export class TooMuchContention extends Conflict {
-  constructor() {
-    super('The request met concurrent changes and could not be completed; retry it.', { reason: 'concurrent_change' }, CONTENTION_RETRY_AFTER_SECONDS);
-  }
-}
-
-/** Default of TX_RETRY_BUDGET_MS: how long a write may spend retrying transient failures before the client gets 409. */
-export const DEFAULT_RETRY_BUDGET_MS = 2000;
 /**
- * The default on a Galera node instead (docs/deployment.md): two nodes changing
- * the same stock row commit in turn, the later one's certification failing at
- * COMMIT, and one hot item manages some 25–35 commits a second across three
- * nodes on a small machine, so a burst on it needs seconds of retries.
+ * The unit of work of the request in progress, the one value the runner's
+ * AsyncLocalStorage holds: the transaction its writes share, once begun
+ * (everything that transaction collects is in its context, `open.ctx`).
  */
-export const GALERA_RETRY_BUDGET_MS = 15_000;
-
-/** The retry budget in force and where it came from, for the start-up log. */
-export interface RetryBudget {
-  ms: number;
-  source: 'TX_RETRY_BUDGET_MS' | 'default' | 'Galera default';
-}
-/**
- * Attempts made whatever the budget: an attempt may itself wait long before it
- * fails (SQLite's BEGIN IMMEDIATE waits out the busy timeout behind another
- * process's writer), and the budget must not cut such a wait short to one try.
- */
-const MIN_ATTEMPTS = 6;
-/** Full-jitter exponential backoff (AWS's "Exponential Backoff And Jitter"): attempt n sleeps a random time below min(CAP, BASE × 2^n). */
-const BACKOFF_BASE_MS = 5;
-const BACKOFF_CAP_MS = 250;
-
-/** A transaction begun and not yet ended: what a unit of work commits or rolls back once the request is done. */
-interface OpenTransaction {
-  manager: EntityManager;
-  commit(): Promise<void>;
-  rollback(): Promise<void>;
-}
-
-/** The unit of work of the request in progress (AsyncLocalStorage): the transaction its writes share, once begun. */
 interface Unit {
   open?: OpenTransaction;
 }
@@ -61,41 +25,42 @@ interface Unit {
  * Group Replication's 3101; TiDB's write conflict 9007; a busy SQLite) with
  * full-jitter exponential backoff for as long as the retry budget
  * (TX_RETRY_BUDGET_MS) allows, and never shown to the client as a 500: once
- * the budget is spent, TooMuchContention (409).
+ * the budget is spent, TooMuchContention (409) (retry.ts).
+ *
+ * Each transaction has its context (transaction-context.ts), made here when
+ * it begins and passed with its manager to the work: the writes held back
+ * for the commit, the counter changes, the outbox's numbering, the steps
+ * after commit.
  *
  * A unit of work (`unit`) spans one write request: the first `run` inside it
- * begins the transaction, every later `run` joins it, and the unit commits it
- * only after the request's own steps (a stored answer to replay, and
- * whatever else must commit with the change) have been written in it. Either
- * all of it commits or none does. The transaction begins lazily, at the first
- * `run`, so reads a service makes before it (on other pooled connections) do
- * not hold a connection they would wait on themselves.
+ * begins the transaction, every later `run` joins it (and gets the same
+ * context), and the unit commits it only after the request's own steps (a
+ * stored answer to replay, and whatever else must commit with the change)
+ * have been written in it. Either all of it commits or none does. The
+ * transaction begins lazily, at the first `run`, so reads a service makes
+ * before it (on other pooled connections) do not hold a connection they
+ * would wait on themselves.
  *
  * MySQL/MariaDB: READ COMMITTED on the shared pool (each connection's session,
- * session.ts); callers lock the rows they read with `forUpdate`, always in the
- * same order.
+ * session.ts; mysql-begin.ts); callers lock the rows they read with
+ * `forUpdate`, always in the same order.
  *
- * SQLite: TypeORM's better-sqlite3 driver has a single connection for
- * everything, so a transaction there would nest under another request's
- * transaction and let reads see uncommitted rows. Transactions therefore run
- * on a second connection of their own, one at a time (SQLite has one writer
- * anyway); reads keep the main connection and see only committed data (WAL).
+ * SQLite: transactions run on a writer connection of their own, one at a
+ * time (sqlite-writer.ts); reads keep the main connection and see only
+ * committed data (WAL).
  */
 @Injectable()
 export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
-  private writer: DataSource | null = null;
-  /** SQLite: the turn of the transaction last queued; the next one begins when it ends. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private writer: SqliteWriter | null = null;
   /** The unit of work of the request in progress. */
   private readonly units = new AsyncLocalStorage<Unit | undefined>();
-  /** What to do once a transaction (known by its manager) has committed: see `afterCommit`. */
-  private readonly afterCommits = new WeakMap<EntityManager, Array<() => void>>();
+  private readonly runAfterCommit = (steps: Array<() => void>) => this.committed(steps);
 
   private budget: RetryBudget;
 
   constructor(
     private readonly dataSource: DataSource,
-    @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly retries?: DatabaseMetrics,
     @Optional() config?: AppConfig,
   ) {
     const set = config?.txRetryBudgetMs ?? null;
@@ -116,36 +81,35 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
       if (this.budget.source === 'default' && (await isGaleraNode(this.dataSource))) this.budget = { ms: GALERA_RETRY_BUDGET_MS, source: 'Galera default' };
       return;
     }
-    // No busy timeout on the writer: better-sqlite3 would wait for another writer's lock synchronously, stopping the
-    // event loop (and, in this process, the writer it waits for); beginSqlite waits for it asynchronously instead.
-    this.writer = new DataSource({ ...this.dataSource.options, migrationsRun: false, synchronize: false, timeout: 0 } as typeof this.dataSource.options);
-    await this.writer.initialize();
+    this.writer = new SqliteWriter();
+    await this.writer.open(this.dataSource.options);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.writer?.isInitialized) await this.writer.destroy();
+    await this.writer?.close();
   }
 
   /**
-   * Runs `work` in a transaction. Outside a unit of work the transaction
-   * commits when `work` resolves, and a transient failure runs `work` again
-   * within the retry budget. Inside one, the first `run` begins the unit's
-   * transaction and leaves it open for the unit to commit; a later `run`
-   * joins it; a transient failure fails the unit, which runs again as a whole
-   * (`retrying`).
+   * Runs `work` in a transaction, with its manager and its context.
+   * Outside a unit of work the transaction commits when `work` resolves, and
+   * a transient failure runs `work` again within the retry budget. Inside
+   * one, the first `run` begins the unit's transaction and leaves it open for
+   * the unit to commit; a later `run` joins it; a transient failure fails the
+   * unit, which runs again as a whole (`retrying`).
    */
-  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async run<T>(work: (manager: EntityManager, ctx: TransactionContext) => Promise<T>): Promise<T> {
     const unit = this.units.getStore();
     if (unit?.open) {
+      const { ctx } = unit.open;
       // The unit's transaction is open: what an earlier piece of it held back for the commit goes now, so that this one reads it.
-      await this.send(unit.open.manager, takeTail(unit.open.manager));
-      return work(unit.open.manager);
+      await ctx.sendHeld();
+      return work(ctx.manager, ctx);
     }
     const once = async () => {
       let tx: OpenTransaction | undefined;
       try {
         tx = await this.begin();
-        const result = await work(tx.manager);
+        const result = await work(tx.ctx.manager, tx.ctx);
         if (unit) unit.open = tx;
         else await tx.commit();
         return result;
@@ -159,28 +123,13 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Runs `attempt` until it succeeds, fails for good, or meets transient
-   * failures for longer than the retry budget (and at least MIN_ATTEMPTS
-   * times): between attempts a random
-   * pause below min(250 ms, 5 ms × 2^n) (full jitter, so that writers who
-   * collided do not collide again in step). An attempt must leave nothing
-   * behind when it fails (its transaction rolled back). Each transient
-   * failure is counted in the metrics; when the budget is spent the client
-   * gets TooMuchContention (409), never the driver's error.
+   * failures for longer than the retry budget (retry.ts `retryTransient`):
+   * each failure is counted in the metrics; once the budget is spent the
+   * client gets TooMuchContention (409). An attempt must leave nothing behind
+   * when it fails (its transaction rolled back).
    */
-  async retrying<T>(attempt: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let n = 0; ; n++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        const cause = transientCause(error);
-        if (!cause) throw error;
-        this.metrics?.retried(cause);
-        const pause = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
-        if (n + 1 >= MIN_ATTEMPTS && Date.now() - started + pause > this.budget.ms) throw new TooMuchContention();
-        await new Promise((r) => setTimeout(r, pause));
-      }
-    }
+  retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    return retryTransient(attempt, this.budget.ms, this.retries);
   }
 
   /**
@@ -201,7 +150,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         for (const step of beforeCommit) await step(m, result);
       };
       if (unit.open) {
-        await steps(unit.open.manager);
+        await steps(unit.open.ctx.manager);
         await unit.open.commit();
       } else if (beforeCommit.length) {
         await this.run(steps);
@@ -221,7 +170,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    * source's.
    */
   get reader(): EntityManager {
-    return this.units.getStore()?.open?.manager ?? this.dataSource.manager;
+    return this.units.getStore()?.open?.ctx.manager ?? this.dataSource.manager;
   }
 
   /**
@@ -248,18 +197,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.units.getStore() !== undefined;
   }
 
-  /**
-   * Calls `step` once the transaction of `m` has committed (never when it
-   * rolls back), outside any unit of work, without waiting for it: what a
-   * change asks to be done only once it is visible to everyone (the outbox's
-   * events get their seq). A failing step is the step's own business.
-   */
-  afterCommit(m: EntityManager, step: () => void): void {
-    const steps = this.afterCommits.get(m);
-    if (steps) steps.push(step);
-    else this.afterCommits.set(m, [step]);
-  }
-
   /** The same for a hand-written SELECT: the clause that ends it (empty on SQLite). */
   get lockClause(): string {
     return this.isMysql ? ' FOR UPDATE' : '';
@@ -270,39 +207,15 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;
   }
 
+  /** A transaction, begun on the pool (MySQL/MariaDB) or in the writer's turn (SQLite), with a new context. */
   private async begin(): Promise<OpenTransaction> {
-    const tx = await (this.isMysql ? this.beginMysql() : this.beginSqlite());
-    return {
-      ...tx,
-      commit: async () => {
-        await tx.commit();
-        this.committed(tx.manager);
-      },
-      // A rolled-back transaction's steps are forgotten (SQLite's writer reuses its manager for the next one).
-      rollback: async () => {
-        this.afterCommits.delete(tx.manager);
-        await tx.rollback();
-      },
-    };
+    return new OpenTransaction(await (this.isMysql ? beginMysql(this.dataSource) : this.writer!.begin()), this.runAfterCommit);
   }
 
-  /** Runs held-back writes now, one statement per query. */
-  private async send(m: EntityManager, tail: Statement[]): Promise<void> {
-    for (const { sql, params } of tail) {
-      // An operation over thousands of lots holds back dozens of statements: the event loop turns between them (event-loop.ts).
-      await letOthersRun();
-      await m.query(sql, params);
-    }
-  }
-
-  /** Runs the steps `afterCommit` registered for the transaction of `m`, outside the unit of work that committed it. */
-  private committed(m: EntityManager): void {
-    const steps = this.afterCommits.get(m);
-    if (!steps) return;
-    this.afterCommits.delete(m);
+  /** Runs a committed transaction's steps after commit (its context's `afterCommit`), outside the unit of work that committed it. */
+  private committed(steps: Array<() => void>): void {
     for (const step of steps) {
-      // run(undefined), not exit(): with this the only AsyncLocalStorage, exit() turns the promise hooks of the
-      // whole process off and on again around each step.
+      // Outside the unit: with no store, a step never joins the transaction that just committed.
       this.units.run(undefined, () => {
         try {
           step();
@@ -310,139 +223,6 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
           // The step reports its own failures; the commit stands.
         }
       });
-    }
-  }
-
-  /** A transaction on a pooled connection (whose session is READ COMMITTED: session.ts), through the query runner's own calls. */
-  private async beginMysql(): Promise<OpenTransaction> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      await runner.startTransaction();
-    } catch (error) {
-      await runner.release();
-      throw error;
-    }
-    return ended(runner.manager, {
-      commit: async (tail) => {
-        await this.send(runner.manager, tail);
-        await runner.commitTransaction();
-      },
-      rollback: () => runner.rollbackTransaction(),
-      release: () => runner.release(),
-    });
-  }
-
-  /**
-   * Waits for the writer's turn, then BEGIN IMMEDIATE takes the write lock
-   * (waiting for it asynchronously: beginImmediate), so another process writing the same
-   * file cannot make this transaction fail half-way when it upgrades from
-   * reading to writing. The turn passes on when the transaction ends.
-   */
-  private async beginSqlite(): Promise<OpenTransaction> {
-    let pass!: () => void;
-    const previous = this.queue;
-    this.queue = new Promise<void>((resolve) => (pass = resolve));
-    await previous;
-    const runner = this.writer!.createQueryRunner();
-    try {
-      await beginImmediate(runner);
-    } catch (error) {
-      pass();
-      throw error;
-    }
-    return ended(runner.manager, {
-      commit: async (tail) => {
-        await this.send(runner.manager, tail);
-        await runner.query('COMMIT');
-      },
-      rollback: () => runner.query('ROLLBACK'),
-      release: async () => pass(),
-    });
-  }
-}
-
-/**
- * An open transaction that ends once: commit, or rollback (also after a failed
- * commit), then its connection or turn is released. A second end does nothing.
- * Its list-counter changes are gathered (`deferCounts`) and written with the
- * commit, after the writes it held back (`later`), one statement at a time.
- */
-function ended(
-  manager: EntityManager,
-  how: { commit: (tail: Statement[]) => Promise<unknown>; rollback: () => Promise<unknown>; release: () => Promise<void> },
-): OpenTransaction {
-  deferCounts(manager);
-  openTail(manager);
-  // The writes held back (statements.ts `later`), then the counters, then COMMIT.
-  const commit = () => how.commit([...takeTail(manager), ...countStatements(manager)]);
-  let done = false;
-  const finish = async (end: () => Promise<unknown>) => {
-    if (done) return;
-    done = true;
-    try {
-      await end();
-    } catch (error) {
-      if (end === commit) await how.rollback().catch(() => undefined);
-      throw error;
-    } finally {
-      dropCounts(manager);
-      closeTail(manager);
-      await how.release();
-    }
-  };
-  return {
-    manager,
-    commit: () => finish(commit),
-    rollback: () => finish(how.rollback).catch(() => undefined),
-  };
-}
-
-/**
- * Deadlock (1213, also Galera's certification failure), lock wait timeout
- * (1205), MySQL Group Replication's rollback (3101), TiDB's write conflict
- * (9007), or SQLite busy/locked: worth running the transaction again.
- */
-export function isTransient(error: unknown): boolean {
-  return transientCause(error) !== null;
-}
-
-/** Which transient failure `error` is, or null when it is not one. */
-export function transientCause(error: unknown): RetryCause | null {
-  const e = ((error as { driverError?: unknown })?.driverError ?? error) as { errno?: unknown; code?: unknown } | null;
-  if (!e) return null;
-  if (e.errno === 1213) return 'deadlock';
-  if (e.errno === 1205) return 'lock_wait_timeout';
-  if (e.errno === 3101) return 'group_replication';
-  if (e.errno === 9007) return 'write_conflict';
-  return typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code) ? 'busy' : null;
-}
-
-/** Whether the MySQL/MariaDB server is a Galera node (`wsrep_on`; MySQL has no such variable). */
-async function isGaleraNode(db: DataSource): Promise<boolean> {
-  const found = (await db.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string | null }>;
-  return found[0]?.Value?.toUpperCase() === 'ON';
-}
-
-/** How long SQLite's BEGIN IMMEDIATE waits for another connection's write lock (another process, or another instance in this one). */
-const SQLITE_LOCK_WAIT_MS = 10_000;
-
-/**
- * BEGIN IMMEDIATE, waiting for the file's write lock asynchronously: tried
- * again after a short pause (5 ms, doubling up to 100 ms) while another
- * connection holds the lock, for up to SQLITE_LOCK_WAIT_MS, then the busy
- * error, which `retrying` treats as transient. A synchronous busy timeout
- * would stop this process's event loop for as long as the other writer holds
- * the lock, which may be a long batch that lets its own loop turn.
- */
-async function beginImmediate(runner: QueryRunner): Promise<void> {
-  const until = Date.now() + SQLITE_LOCK_WAIT_MS;
-  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    try {
-      await runner.query('BEGIN IMMEDIATE');
-      return;
-    } catch (error) {
-      if (transientCause(error) !== 'busy' || Date.now() + pause > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }

@@ -14,7 +14,7 @@ export function upsertAdd(m: EntityManager, table: string, key: string, counter:
   return m.query(sql, params);
 }
 
-/** `upsertAdd` as a statement, to run later (statements.ts `later`, the commit's tail). */
+/** `upsertAdd` as a statement, to run with the commit (the counters a transaction gathers: counters.ts). */
 export function upsertAddStatement(m: EntityManager, table: string, key: string, counter: string, rows: Array<{ value: number; by: number }>): Statement {
   const values = rows.map(() => '(?, ?)').join(', ');
   const params = rows.flatMap((r) => [r.value, r.by]);

@@ -33,7 +33,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * a seq once read past is never filled in later.
  *
  * A turn runs right after every transaction that recorded events commits
- * (TransactionRunner.afterCommit; calls during a turn make one more turn
+ * (its transaction context's `afterCommit`; calls during a turn make one more turn
  * after it, so under load one turn serves the commits of the one before),
  * and, in the service (`start`), every second as a sweeper, which
  * also heals a crash between a commit and its turn, and now and then prunes

@@ -11,19 +11,15 @@ import { Metrics } from '../metrics/metrics.js';
 import { EventSequence, OutboxEvent, WebhookDelivery, WebhookSubscription } from './events.entities.js';
 import type { EventResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
+import { afterFailure, LEASE_MS, RelayLoop, RENEW_BEFORE_MS } from './relay-timing.js';
 import { EventSequencer } from './sequencer.js';
 import { type Attempt, WebhookPoster } from './webhook-post.js';
 
 export { ATTEMPT_MS, MAX_ANSWER_BYTES, signature } from './webhook-post.js';
 
-/** How long a claim on a subscription lasts; renewed before a POST (which takes at most ATTEMPT_MS) once less than RENEW_BEFORE_MS of it is left. */
-export const LEASE_MS = 30_000;
-const RENEW_BEFORE_MS = 15_000;
 /** Deliveries recorded together: at most this many, or after this long, in one transaction (a crash repeats at most these). */
 const RECORD_EVERY = 100;
 const RECORD_EVERY_MS = 500;
-/** Polling: at once again after a look that started a worker, else once a second (a publication in this instance, or a retry falling due, wakes it earlier). */
-const IDLE_POLL_MS = 1000;
 /** How often a turn measures webhook_oldest_undelivered_seconds. */
 const LAG_EVERY_MS = 1000;
 /** Subscriptions one look finds at most; events a worker reads (and delivers) at a time. */
@@ -62,10 +58,8 @@ interface Made {
  * from a position older than what was sent. A killed instance's lease lapses
  * after LEASE_MS.
  *
- * An event that fails is tried again after the next pause of
- * WEBHOOK_RETRY_SECONDS (±20 % jitter), the events after it waiting; a timer
- * wakes the scheduler when the retry falls due. Once the pauses are used up
- * it is recorded as failed and the subscription moves on. Which events a
+ * When the scheduler looks, and when a failed event is tried again (or
+ * given up), is written in relay-timing.ts. Which events a
  * subscription receives is the feed's own rule (EventsService.page) for its
  * client's account as it is now: a disabled client, or one without
  * SecurityID 11, receives nothing. Deliveries in a row are recorded together,
@@ -78,13 +72,10 @@ export class WebhookRelay implements OnModuleDestroy {
   private lagMeasured = 0;
   private stopped = false;
   private started = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private nudged = false;
   /** Each subscription in work here, by id: its worker. */
   private readonly workers = new Map<number, Promise<void>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly poster: WebhookPoster;
+  private readonly scheduler: RelayLoop;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -97,23 +88,26 @@ export class WebhookRelay implements OnModuleDestroy {
     @Optional() private readonly logger?: AppLogger,
   ) {
     this.poster = new WebhookPoster(config);
+    this.scheduler = new RelayLoop(
+      () => this.look(),
+      (error) => this.logger?.log.warn({ err: error }, 'webhooks: a relay look failed; it runs again shortly'),
+    );
   }
 
   /** Starts delivering (the service does, once it is up). */
   start(): void {
     if (this.started || this.stopped) return;
     this.started = true;
-    this.sequencer.onPublished(() => this.nudge());
-    this.loop = this.run();
+    this.sequencer.onPublished(() => this.scheduler.nudge());
+    this.scheduler.start();
   }
 
   /** Stops: the POSTs in flight are cut off (their events are tried again), the workers end, the leases are given back. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
-    for (const timer of this.timers) clearTimeout(timer);
+    const stopping = this.scheduler.stop();
     this.poster.close();
-    await this.loop;
+    await stopping;
     await Promise.all(this.workers.values());
     if (this.started) {
       await this.tx
@@ -122,40 +116,12 @@ export class WebhookRelay implements OnModuleDestroy {
     }
   }
 
-  /** Looks for work again as soon as the loop is free: a new event was published, or a retry is due. */
-  private nudge(): void {
-    this.nudged = true;
-    this.wake?.();
-  }
-
-  /** The scheduler: looks for due subscriptions and starts a worker for each; it never waits on a delivery. */
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let started = 0;
-      this.nudged = false;
-      try {
-        // The lag gauge at most once a second: the relay looks again at once while it finds work.
-        const measure = Date.now() - this.lagMeasured >= LAG_EVERY_MS;
-        if (measure) this.lagMeasured = Date.now();
-        started = await this.turn(measure);
-      } catch (error) {
-        this.logger?.log.warn({ err: error }, 'webhooks: a relay look failed; it runs again shortly');
-      }
-      if (this.stopped) break;
-      if ((started && this.workers.size < MAX_WORKERS) || this.nudged) {
-        // More may be due: look again at once, yielding to the requests in between.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, IDLE_POLL_MS);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = null;
-    }
+  /** One look (`turn`), the lag gauge at most once a second: whether to look again at once (it started workers and has room for more). */
+  private async look(): Promise<boolean> {
+    const measure = Date.now() - this.lagMeasured >= LAG_EVERY_MS;
+    if (measure) this.lagMeasured = Date.now();
+    const started = await this.turn(measure);
+    return started > 0 && this.workers.size < MAX_WORKERS;
   }
 
   /**
@@ -261,17 +227,14 @@ export class WebhookRelay implements OnModuleDestroy {
         continue;
       }
       if (!(await flush())) return false;
-      const pauses = this.config.webhookRetrySeconds;
-      const gaveUp = attempt > pauses.length;
-      const nextTry = gaveUp ? null : new Date(Date.now() + pauses[attempt - 1] * 1000 * (0.8 + 0.4 * Math.random()));
-      const error = gaveUp ? `${answer.error ?? `HTTP ${answer.status}`}; no retries left: failed`.slice(0, 200) : answer.error;
-      // Given up: the position moves past the event; else the retry is set.
-      const state = gaveUp ? { afterSeq: event.seq, attempt: 0, nextTry: null } : { attempt, nextTry };
+      const { nextTry, error } = afterFailure(attempt, this.config.webhookRetrySeconds, answer);
+      // Given up (no next try): the position moves past the event; else the retry is set.
+      const state = nextTry ? { attempt, nextTry } : { afterSeq: event.seq, attempt: 0, nextTry: null };
       const moved = await this.record(sub.id, state, [{ event, attempt, answer: { ...answer, error }, at, nextTry }]);
-      this.metrics?.webhookDelivery(gaveUp ? 'failed' : 'retry');
+      this.metrics?.webhookDelivery(nextTry ? 'retry' : 'failed');
       if (!moved) return false;
       if (nextTry) {
-        this.retryAt(nextTry);
+        this.scheduler.wakeAt(nextTry);
         return false;
       }
       attempt = 0;
@@ -280,16 +243,6 @@ export class WebhookRelay implements OnModuleDestroy {
     // Every event up to lastSeq that the page did not return is not one this subscription receives.
     if (!page.hasMore && page.next <= lastSeq) await this.update(sub.id, { afterSeq: lastSeq, attempt: 0, nextTry: null }, 'afterSeq <= :lastSeq', { lastSeq });
     return page.hasMore;
-  }
-
-  /** Looks for work when a retry falls due, rather than at the next poll. */
-  private retryAt(nextTry: Date): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.nudge();
-    }, Math.max(0, nextTry.getTime() - Date.now()) + 10);
-    timer.unref();
-    this.timers.add(timer);
   }
 
   /** Attempts and the subscription's new state, in one transaction, while this instance holds it; false when the subscription is gone. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { type Caller, FORBIDDEN, Forbidden } from '../auth/caller.js';
 import { SecurityId } from '../auth/security-id.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { ValidationFailed } from '../errors.js';
 import { EventRecorder } from '../event-contract.js';
@@ -33,20 +33,21 @@ export class CountService {
 
   async count(caller: Caller, dto: CountDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<CountedResponseDto> {
     caller.assertWarehouses(dto.wid);
-    return this.tx.run(async (m) => {
-      const result = await this.apply(m, caller, dto, requestKey, budget);
-      await recordStockEvent(this.outbox, m, { type: 'stock.counted', item: result.item, dto, clientId: caller.clientId, answer: result.answer });
+    return this.tx.run(async (_m, ctx) => {
+      const result = await this.apply(ctx, caller, dto, requestKey, budget);
+      await recordStockEvent(this.outbox, ctx, { type: 'stock.counted', item: result.item, dto, clientId: caller.clientId, answer: result.answer });
       return result.answer;
     });
   }
 
   /** The count's writes, in the caller's transaction: the item and the answer. */
-  private async apply(m: EntityManager, caller: Caller, dto: CountDto, requestKey: string | null, budget: LotBudget | null): Promise<{ item: Item; answer: CountedResponseDto }> {
+  private async apply(ctx: TransactionContext, caller: Caller, dto: CountDto, requestKey: string | null, budget: LotBudget | null): Promise<{ item: Item; answer: CountedResponseDto }> {
+    const m = ctx.manager;
     const item = await lockItem(this.tx, m, dto.itemID);
     if (!item) throw new ValidationFailed({ itemID: [`itemID "${dto.itemID}" does not name an item`] });
     const now = new Date();
     const of = { shortId: item.shortID, wid: dto.wid };
-    const [level] = await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.counted > 0 ? dto.wid : undefined);
+    const [level] = await lockLevels(this.tx, ctx, item.partNo, [dto.wid], dto.counted > 0 ? dto.wid : undefined);
     // The units on hand by one sum, not by reading every matching lot: only the lots a change takes are read.
     const filter = countFilter(dto);
     const plan = planCount(level ? await lotUnits(m, item.partNo, dto.wid, filter) : 0n, dto.counted, dto.expected, of);
@@ -70,7 +71,7 @@ export class CountService {
       await m.insert(Lot, lot);
       await adjustLevel(m, item, level, plan.delta, 0, now);
       const row = { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: plan.delta };
-      await writeLedger(m, origin, 'count', item.partNo, dto, [row]);
+      await writeLedger(ctx, origin, 'count', item.partNo, dto, [row]);
       return answer([{ recNo: lot.recNo, fromRecNo: null, units: plan.delta }]);
     }
     if (plan.delta < 0) {
@@ -81,17 +82,17 @@ export class CountService {
       const heldLots = compareDecimal(freeUnits, units) < 0 ? await lockLots(this.tx, m, item.partNo, dto.wid, { ...filter, onlyHeld: true }, { units: subtractDecimal(units, freeUnits), budget }) : [];
       const take = countTake([...free, ...heldLots], units, of);
       budget?.spend(lotsTouched(take));
-      const done = await applyPick(m, take, { shipped: now, active: false }, now);
+      const done = await applyPick(ctx, take, { shipped: now, active: false }, now);
       const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
       await adjustLevel(m, item, level, plan.delta, -held, now);
-      await writeLedger(m, origin, 'count', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
+      await writeLedger(ctx, origin, 'count', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       return answer(done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: -t.units })));
     }
     // Equal: nothing changes but the ledger records the count, on the oldest matching lot (0 when none matched),
     // as a row from that lot into itself: no lot is created or moved, so no list counter changes.
     const [oldest] = level ? await lockLots(this.tx, m, item.partNo, dto.wid, filter, { count: 1 }) : [];
     const spot = dto.spot ?? oldest?.spot ?? '';
-    await writeLedger(m, origin, 'count', item.partNo, dto, [
+    await writeLedger(ctx, origin, 'count', item.partNo, dto, [
       { recNo: oldest?.recNo ?? 0, fromRecNo: oldest?.recNo ?? 0, fromWid: dto.wid, fromSpot: spot, toWid: dto.wid, toSpot: spot, units: 0 },
     ]);
     return answer([]);

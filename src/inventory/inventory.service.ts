@@ -49,7 +49,7 @@ export class InventoryService {
   async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
-    return this.tx.run(async (m) => {
+    return this.tx.run(async (m, ctx) => {
       const found = await lockItemWithTotal(this.tx, m, dto.itemID, dto.wid);
       if (!found) throw unknownItem(dto.itemID);
       const { item, total, level } = found;
@@ -87,18 +87,18 @@ export class InventoryService {
       // The row was locked with the item when it existed: after the change it holds exactly this.
       let levelAfter = level ? { inStock: addDecimal(level.inStock, dto.units), onHold: addDecimal(level.onHold, onHold) } : undefined;
       if (level) {
-        await addToLockedLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
+        addToLockedLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now);
       } else if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
         levelAfter = undefined;
-        await lockLevels(this.tx, m, item.partNo, [dto.wid], dto.wid);
+        await lockLevels(this.tx, ctx, item.partNo, [dto.wid], dto.wid);
         await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
       }
       lot.recNo = await insertRows(m, Lot, [lot]);
-      await writeLedger(m, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
+      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
       const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item.shortID, item.description, warehouse) };
-      await recordStockEvent(this.outbox, m, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result, levelAfter });
+      await recordStockEvent(this.outbox, ctx, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }
@@ -106,19 +106,19 @@ export class InventoryService {
   async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<IssuedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (m) => {
+    return this.tx.run(async (m, ctx) => {
       const now = new Date();
       const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto), { units: dto.units, budget });
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
-      const done = await applyPick(m, plan, { shipped: now, active: false }, now);
-      await addToLockedLevel(m, item.partNo, dto.wid, -dto.units, 0, now);
-      await writeLedger(m, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
+      const done = await applyPick(ctx, plan, { shipped: now, active: false }, now);
+      addToLockedLevel(ctx, item.partNo, dto.wid, -dto.units, 0, now);
+      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       // The row was locked before the change, and an Issue leaves onHold as it was.
       const levelAfter = level ? { inStock: subtractDecimal(level.inStock, dto.units), onHold: level.onHold } : undefined;
-      await recordStockEvent(this.outbox, m, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result, levelAfter });
+      await recordStockEvent(this.outbox, ctx, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }
@@ -130,15 +130,15 @@ export class InventoryService {
     }
     caller.assertWarehouses(dto.wid, dto.shipToWid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (m) => {
+    return this.tx.run(async (m, ctx) => {
       const now = new Date();
-      const [source, target] = await lockLevels(this.tx, m, item.partNo, [dto.wid, dest], dest);
+      const [source, target] = await lockLevels(this.tx, ctx, item.partNo, [dto.wid, dest], dest);
       const candidates = source ? await lockLots(this.tx, m, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       // Without a toSpot each lot keeps its own spot; the hold travels with the units.
       const to: Partial<Lot> = dto.toSpot === undefined ? { wID: dest } : { wID: dest, spot: dto.toSpot };
-      const done = await applyPick(m, plan, to, now);
+      const done = await applyPick(ctx, plan, to, now);
       if (dest !== dto.wid) {
         const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
         await adjustLevel(m, item, source, -dto.units, -held, now);
@@ -147,10 +147,10 @@ export class InventoryService {
         await adjustLevel(m, item, source, 0, 0, now);
       }
       const spotOf = (t: TakenLot) => dto.toSpot ?? t.from.spot;
-      await writeLedger(m, { clientId: caller.clientId, requestKey }, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
+      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
       const lots = done.map((t): MovedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
       const result: MovedResponseDto = { status: 'moved', units: dto.units, lots };
-      await recordStockEvent(this.outbox, m, { type: 'stock.moved', item, dto, clientId: caller.clientId, answer: result });
+      await recordStockEvent(this.outbox, ctx, { type: 'stock.moved', item, dto, clientId: caller.clientId, answer: result });
       return result;
     });
   }
@@ -166,21 +166,21 @@ export class InventoryService {
   async hold(caller: Caller, dto: HoldDto, hold: boolean, requestKey: string | null = null, budget: LotBudget | null = null): Promise<HeldResponseDto | ReleasedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (m) => {
+    return this.tx.run(async (m, ctx) => {
       const now = new Date();
       const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
-      const done = await applyPick(m, plan, { hold }, now);
+      const done = await applyPick(ctx, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
-      await addToLockedLevel(m, item.partNo, dto.wid, 0, hold ? units : -units, now);
+      addToLockedLevel(ctx, item.partNo, dto.wid, 0, hold ? units : -units, now);
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
-      await writeLedger(m, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
+      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
       const result = hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
       // The row was locked before the change: inStock stays, onHold moves by the units.
       const levelAfter = level ? { inStock: level.inStock, onHold: hold ? addDecimal(level.onHold, units) : subtractDecimal(level.onHold, units) } : undefined;
-      await recordStockEvent(this.outbox, m, { type: hold ? 'stock.held' : 'stock.released', item, dto, clientId: caller.clientId, answer: result, levelAfter });
+      await recordStockEvent(this.outbox, ctx, { type: hold ? 'stock.held' : 'stock.released', item, dto, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }

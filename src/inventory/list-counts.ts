@@ -1,5 +1,5 @@
-import type { EntityManager } from 'typeorm';
-import { addCounts, type CountChange, countsTotal, type Queryable, readCounts, sumCounts } from '../database/counters.js';
+import type { TransactionContext } from '../database/transaction-context.js';
+import { type CountChange, countsTotal, type Queryable, readCounts, sumCounts } from '../database/counters.js';
 import type { TotalStatement } from '../database/total-statement.js';
 
 /*
@@ -63,15 +63,16 @@ export function ledgerCountChanges(rows: CountedRow[]): CountChange[] {
   return changes;
 }
 
-export function countLedgerRows(m: EntityManager, rows: CountedRow[]): Promise<void> {
-  return addCounts(m, ledgerCountChanges(rows));
+/** Counts an operation's ledger rows (and the lots they imply) with the commit of its transaction. */
+export function countLedgerRows(ctx: TransactionContext, rows: CountedRow[]): void {
+  ctx.counts.add(ledgerCountChanges(rows));
 }
 
 /** An item that had stock_level rows in `before` got one in `wid` too: it moves from one stock set to the next. */
-export function countNewLevel(m: EntityManager, before: number[], wid: number): Promise<void> {
+export function countNewLevel(ctx: TransactionContext, before: number[], wid: number): void {
   const changes: CountChange[] = [{ list: 'stock', scope: stockScope([...before, wid]), by: 1 }];
   if (before.length) changes.push({ list: 'stock', scope: stockScope(before), by: -1 });
-  return addCounts(m, changes);
+  ctx.counts.add(changes);
 }
 
 /** Lots in these warehouses, archived included, as the statement a page sends with its first read (paginate); `wids` not empty. */

@@ -4,7 +4,7 @@ import { caseKey } from '../database/case-key.js';
 import { columnList, columnValue, rows, sumTenThousandths, toEntity } from '../database/statements.js';
 import { readStoredDecimal, storedTenThousandths } from '../quantity.js';
 import type { TransactionRunner } from '../database/transactions.js';
-import { countStockRow } from '../database/counters.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { Lot, StockLevel } from './inventory.entities.js';
 import { countNewLevel } from './list-counts.js';
 import type { LotFilter } from './pick.js';
@@ -23,7 +23,7 @@ import { BatchTooLarge, type LotBudget } from './lot-budget.js';
  *   4. the lots, oldest first (received, then recNo): Issue and Move.
  *   5. just before the commit, everything the transaction counted, gathered
  *      (database/counters.ts): the stock_count rows of new stock_level rows
- *      (countStockRow) in scope order, 0 (any warehouse) first; then the
+ *      (addStockRow) in scope order, 0 (any warehouse) first; then the
  *      list_count rows of the lots, ledger rows and stock sets written
  *      (countLedgerRows from writeLedger, countNewLevel), in key order.
  *
@@ -95,15 +95,16 @@ export async function itemTotal(m: EntityManager, partNo: number): Promise<bigin
  * `create` if it is missing (inside the transaction, so a failed move leaves no
  * empty row). Returns them in the order asked, null if absent.
  */
-export async function lockLevels(tx: TransactionRunner, m: EntityManager, partNo: number, wids: number[], create?: number): Promise<Array<StockLevel | null>> {
+export async function lockLevels(tx: TransactionRunner, ctx: TransactionContext, partNo: number, wids: number[], create?: number): Promise<Array<StockLevel | null>> {
+  const m = ctx.manager;
   if (create !== undefined && wids.length === 1) {
     // Receive (one warehouse) locks its row straight away when it exists; when it is
     // missing no lock is held yet, so the item can be locked first to create it.
     const level = await lockLevel(tx, m, partNo, create);
     if (level) return [level];
-    await createLevel(tx, m, partNo, create);
+    await createLevel(tx, ctx, partNo, create);
   } else if (create !== undefined && !(await m.existsBy(StockLevel, { partNo, wID: create }))) {
-    await createLevel(tx, m, partNo, create);
+    await createLevel(tx, ctx, partNo, create);
   }
   const found = new Map<number, StockLevel>();
   for (const wID of [...new Set(wids)].sort((a, b) => a - b)) {
@@ -230,13 +231,14 @@ function lockLevel(tx: TransactionRunner, m: EntityManager, partNo: number, wID:
  * each new row is counted once in stock_count (per warehouse, and in scope 0
  * when it is the item's first).
  */
-async function createLevel(tx: TransactionRunner, m: EntityManager, partNo: number, wID: number): Promise<void> {
+async function createLevel(tx: TransactionRunner, ctx: TransactionContext, partNo: number, wID: number): Promise<void> {
+  const m = ctx.manager;
   await tx.forUpdate(m.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo = :partNo', { partNo })).getOne();
   const existing = await m.find(StockLevel, { where: { partNo }, select: { wID: true } });
   if (existing.some((l) => l.wID === wID)) return;
   await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, modified: new Date() });
-  await countStockRow(m, wID, !existing.length);
-  await countNewLevel(m, existing.map((l) => l.wID), wID);
+  ctx.counts.addStockRow(wID, !existing.length);
+  countNewLevel(ctx, existing.map((l) => l.wID), wID);
 }
 
 /**

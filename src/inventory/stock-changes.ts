@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
-import { columnValue, execute, insertRows, insertStatement, later, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
+import { columnValue, execute, insertRows, insertStatement, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { letOthersRun } from '../database/event-loop.js';
 import { Conflict } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
@@ -44,18 +45,19 @@ export interface TakenLot {
  * becomes a new lot like it (received date, serials, remark, hold) with
  * `changes`. Issue archives (`shipped`, `active` false); Move relocates.
  */
-export async function applyPick(m: EntityManager, plan: PickPlan<Lot>, changes: Partial<Lot>, now: Date): Promise<TakenLot[]> {
+export async function applyPick(ctx: TransactionContext, plan: PickPlan<Lot>, changes: Partial<Lot>, now: Date): Promise<TakenLot[]> {
+  const m = ctx.manager;
   const done: TakenLot[] = plan.whole.map((lot) => ({ from: lot, recNo: lot.recNo, units: lot.units }));
   // The lots are locked: their updates go with the commit; only the new lot's insert is needed now, for its recNo.
   if (plan.part) {
     const { lot, units } = plan.part;
-    await later(m, updateStatement(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]));
+    ctx.later(updateStatement(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]));
     const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
     done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
   }
   for (const lots of chunks(plan.whole)) {
     await letOthersRun();
-    await later(m, updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
+    ctx.later(updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
   }
   return done;
 }
@@ -79,8 +81,8 @@ export async function addToLevel(m: EntityManager, partNo: number, wid: number, 
 }
 
 /** `addToLevel` with the commit, for a stock_level row the transaction has locked (it exists). */
-export function addToLockedLevel(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<void> {
-  return later(m, levelAddition(m, partNo, wid, inStock, onHold, now));
+export function addToLockedLevel(ctx: TransactionContext, partNo: number, wid: number, inStock: number, onHold: number, now: Date): void {
+  ctx.later(levelAddition(ctx.manager, partNo, wid, inStock, onHold, now));
 }
 
 function levelAddition(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Statement {
@@ -115,7 +117,7 @@ export interface LedgerOrigin {
  * per warehouse, ledger rows), after the rows they count (locks.ts, step 5).
  */
 export async function writeLedger(
-  m: EntityManager,
+  ctx: TransactionContext,
   origin: LedgerOrigin,
   operation: LedgerEntry['operation'],
   partNo: number,
@@ -143,7 +145,7 @@ export async function writeLedger(
   // New rows nothing in the transaction reads: they go with the commit. A chunk at a time, the event loop turning between.
   for (const chunk of chunks(rows)) {
     await letOthersRun();
-    await later(m, insertStatement(m, LedgerEntry, chunk.map(entry)));
+    ctx.later(insertStatement(ctx.manager, LedgerEntry, chunk.map(entry)));
   }
-  await countLedgerRows(m, rows);
+  countLedgerRows(ctx, rows);
 }

@@ -1,6 +1,7 @@
-import { type EntityManager, In } from 'typeorm';
+import { In } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
 import type { EventRecorder, EventType } from '../event-contract.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { subtractDecimal } from '../quantity.js';
 import type { LevelFigures } from './locks.js';
 import { StockLevel } from './inventory.entities.js';
@@ -29,13 +30,13 @@ export interface StockChange {
  * warehouse without a stock_level row has nothing: zeros), read here unless
  * the operation passed it (`levelAfter`).
  */
-export async function recordStockEvent(outbox: EventRecorder, m: EntityManager, change: StockChange): Promise<void> {
+export async function recordStockEvent(outbox: EventRecorder, ctx: TransactionContext, change: StockChange): Promise<void> {
   if (!outbox.enabled) return;
   const { item, dto } = change;
   const toWid = dto.shipToWid !== undefined && dto.shipToWid !== dto.wid ? dto.shipToWid : undefined;
   const wids = toWid === undefined ? [dto.wid] : [dto.wid, toWid].sort((a, b) => a - b);
   const known = change.levelAfter && toWid === undefined ? new Map([[dto.wid, change.levelAfter]]) : null;
-  const rows: Map<number, LevelFigures> = known ?? new Map((await m.find(StockLevel, { where: { partNo: item.partNo, wID: In(wids) } })).map((l) => [l.wID, l]));
+  const rows: Map<number, LevelFigures> = known ?? new Map((await ctx.manager.find(StockLevel, { where: { partNo: item.partNo, wID: In(wids) } })).map((l) => [l.wID, l]));
   const levels = wids.map((wid) => {
     const level = rows.get(wid);
     return { wid, inStock: level?.inStock ?? 0, onHold: level?.onHold ?? 0, available: level ? subtractDecimal(level.inStock, level.onHold) : 0 };
@@ -48,7 +49,7 @@ export async function recordStockEvent(outbox: EventRecorder, m: EntityManager, 
     clientId: change.clientId,
     levels,
   };
-  await outbox.record(m, { type: change.type, json: joinedJson(change.answer, rest), wid: dto.wid, toWid });
+  outbox.record(ctx, { type: change.type, json: joinedJson(change.answer, rest), wid: dto.wid, toWid });
 }
 
 /**

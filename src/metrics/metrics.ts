@@ -4,9 +4,6 @@ import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import type { DatabaseMetrics, ListReadSource, RetryCause } from '../database/reporting.js';
 
-/** Exported here for database/transactions.ts (a known exception in .dependency-cruiser.cjs): its home is database/reporting.ts. */
-export type { RetryCause } from '../database/reporting.js';
-
 /** The write routes whose committed answers count as stock operations, by route template. */
 const STOCK_OPERATIONS: Record<string, string> = {
   '/api/v1/Inventory/Receive': 'receive',

@@ -7,7 +7,6 @@ import type { Direction, PagePosition, PageRequest } from './page-request.js';
 /** What a list hands paginate and requestedCursor besides its PageSpec (declared beside pageWindow, which takes it too). */
 export type { ListPaging } from './keyset.js';
 /** Exported here for database/counters.ts (a known exception in .dependency-cruiser.cjs): its home is database/total-statement.ts. */
-export type { TotalStatement } from '../database/total-statement.js';
 
 /** Maximum page size per kind of endpoint (spec "Limits / Maximum page size"). */
 export const MAX_PAGE_SIZE = { standard: 250, orders: 50, reports: 1000 } as const;

@@ -1,0 +1,156 @@
+import type { EntityManager } from 'typeorm';
+import { GatheredCounts } from './counters.js';
+import { letOthersRun } from './event-loop.js';
+import type { Statement } from './statements.js';
+
+/**
+ * Everything one transaction collects besides the statements it runs at
+ * once: the writes it holds back for the commit, its counter changes, the
+ * numbering of its outbox events, and what to do once it has committed. The
+ * TransactionRunner makes one for each transaction it begins (a retried
+ * attempt gets a new one) and passes it, with its manager, to the work
+ * (`run((m, ctx) => …)`); every `run` of a request's unit of work gets the
+ * unit's one. Code that needs it takes it as an argument: nothing finds it
+ * by its manager. Once the transaction has ended it refuses more.
+ */
+export class TransactionContext {
+  /** Writes held back until just before the COMMIT (see `later`). */
+  private held: Statement[] = [];
+  private gathered: GatheredCounts | null = null;
+  private committed: Array<() => void> | null = null;
+  private ended = false;
+  /**
+   * The outbox's numbering of this transaction's events (events/outbox.ts):
+   * null until it records the first. Only the outbox reads or sets it.
+   */
+  outbox: { unitId: string; next: number } | null = null;
+
+  constructor(
+    /** The transaction's manager: every statement of the transaction runs through it. */
+    readonly manager: EntityManager,
+  ) {}
+
+  /**
+   * A write sent with the commit, just before COMMIT, one statement per
+   * query, after whatever the transaction reads and locks. What may go here:
+   * a write to rows the transaction has already locked (a picked lot, a
+   * locked stock_level row) or that nobody else can see yet (a new ledger or
+   * event row), and whose result (changed rows, insert id) is not needed. A
+   * read in the same transaction would not see it, so the runner sends what
+   * is held before the next piece of work of a unit (each operation of a
+   * Batch).
+   */
+  later(statement: Statement): void {
+    this.open();
+    this.held.push(statement);
+  }
+
+  /** The counter changes the transaction gathers and writes with its commit, after the held-back writes (counters.ts). */
+  get counts(): GatheredCounts {
+    this.open();
+    return (this.gathered ??= new GatheredCounts());
+  }
+
+  /**
+   * Calls `step` once the transaction has committed (never when it rolls
+   * back), outside any unit of work, without waiting for it: what a change
+   * asks to be done only once it is visible to everyone (the outbox's
+   * events get their seq). A failing step is the step's own business.
+   */
+  afterCommit(step: () => void): void {
+    this.open();
+    (this.committed ??= []).push(step);
+  }
+
+  /** The runner's: sends the writes held so far, in order, one statement per query; the rest of the transaction may read them then. */
+  async sendHeld(): Promise<void> {
+    if (!this.held.length) return;
+    const held = this.held;
+    this.held = [];
+    for (const { sql, params } of held) {
+      // An operation over thousands of lots holds back dozens of statements: the event loop turns between them (event-loop.ts).
+      await letOthersRun();
+      await this.manager.query(sql, params);
+    }
+  }
+
+  /** The runner's: what goes just before COMMIT, sent: the held-back writes, then the counters. */
+  async sendWithCommit(): Promise<void> {
+    if (this.gathered) this.held.push(...this.gathered.statements(this.manager));
+    this.gathered = null;
+    await this.sendHeld();
+  }
+
+  /** The runner's: the transaction has ended; the steps after commit, taken, when it committed. */
+  end(): Array<() => void> {
+    this.ended = true;
+    const steps = this.committed ?? [];
+    this.held = [];
+    this.gathered = null;
+    this.committed = null;
+    return steps;
+  }
+
+  private open(): void {
+    if (this.ended) throw new Error('the transaction of this context has ended');
+  }
+}
+
+/** A transaction as a driver begins it (mysql-begin.ts, sqlite-writer.ts): its manager and how it ends. */
+export interface Begun {
+  manager: EntityManager;
+  commit(): Promise<unknown>;
+  rollback(): Promise<unknown>;
+  /** Gives back the connection (MySQL/MariaDB) or the writer's turn (SQLite). */
+  release(): Promise<void>;
+}
+
+/**
+ * A transaction the runner has begun and not yet ended, with its context. It
+ * ends once: `commit` (the held-back writes and the counters, then COMMIT; a
+ * failed commit rolls back) or `rollback` (also after a failed commit), then
+ * its connection or turn is released. A second end does nothing.
+ */
+export class OpenTransaction {
+  readonly ctx: TransactionContext;
+  private done = false;
+
+  constructor(
+    private readonly begun: Begun,
+    /** Runs the steps after commit (the runner: outside any unit of work). */
+    private readonly afterCommit: (steps: Array<() => void>) => void,
+  ) {
+    this.ctx = new TransactionContext(begun.manager);
+  }
+
+  async commit(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    let steps: Array<() => void> = [];
+    try {
+      await this.ctx.sendWithCommit();
+      await this.begun.commit();
+    } catch (error) {
+      await this.begun.rollback().catch(() => undefined);
+      throw error;
+    } finally {
+      // Taken whatever happened: after a failure nothing of the context is used again.
+      steps = this.ctx.end();
+      await this.begun.release();
+    }
+    if (steps.length) this.afterCommit(steps);
+  }
+
+  async rollback(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    try {
+      await this.begun.rollback();
+    } catch {
+      // Nothing more to do: the caller reports the failure that made it roll back.
+    } finally {
+      this.ctx.end();
+      await this.begun.release().catch(() => undefined);
+    }
+  }
+}
