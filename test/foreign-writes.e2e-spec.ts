@@ -19,12 +19,12 @@ describe('check:foreign-writes', () => {
     expect(lines).toEqual([
       [8, 'writes AsyncResource.bind, a property another package declares'],
       [9, 'writes isTransactionActive of QueryRunner, an object another package owns'],
-      [10, 'adds transactionDepth to QueryRunner, an object another package owns'],
+      [10, 'writes transactionDepth of QueryRunner, an object another package owns'],
       [11, 'writes Connection.query, a property another package declares'],
       [12, expect.stringMatching(/^Object\.defineProperty on .*mysql2.*, an object another package owns$/)],
       [13, 'Object.setPrototypeOf on Request, an object another package owns'],
-      [14, 'writes a computed property of Application, an object another package owns'],
-      [15, 'adds manager to QueryRunner, an object another package owns'],
+      [14, 'writes handle of Application, an object another package owns'],
+      [15, 'deletes manager of QueryRunner, an object another package owns'],
       [16, 'Reflect.set on Connection, an object another package owns'],
       [17, 'Object.assign on QueryRunner, an object another package owns'],
     ]);
