@@ -410,7 +410,7 @@ function sendJson(res: ServerResponse, status: number, body: object): void {
 }
 
 async function raw(port: number, uri: string): Promise<void> {
-  const pool = mysql.createPool({ uri, connectionLimit: 10, timezone: 'Z' });
+  const pool = mysql.createPool({ uri, connectionLimit: 10, timezone: 'Z', trace: false });
   // The service's session settings per pooled connection (READ COMMITTED included), as it sets them.
   settingSessions(pool as unknown as Parameters<typeof settingSessions>[0]);
   // The caller's warehouses: the bench client has all of them.
