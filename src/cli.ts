@@ -15,7 +15,7 @@ import { EventsModule } from './events/events.module.js';
 import { WebhookInputError } from './events/webhook-target.js';
 import { WebhookService } from './events/webhooks.service.js';
 import { checkLedger } from './inventory/ledger-check.js';
-import { nodeVersionProblem, sqliteDriverProblem } from './database/sqlite-driver.js';
+import { runtimeProblem } from './database/sqlite-driver.js';
 
 /**
  * Admin CLI: `npm run --silent cli -- <command> [flags]`. The same modules as
@@ -134,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
   if (missing.length) return refuse(`${name} needs ${missing.map((f) => `--${f}`).join(', ')}`, name);
   loadDotEnv();
   const config = loadConfig();
-  const driverProblem = nodeVersionProblem() ?? (config.database.type === 'sqlite' ? sqliteDriverProblem() : null);
+  const driverProblem = runtimeProblem(config.database.type);
   if (driverProblem) {
     process.stderr.write(`error: ${driverProblem}\n`);
     return 1;

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { closeGracefully, createApp } from './bootstrap.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './http/logger.js';
-import { nodeVersionProblem, sqliteDriverProblem } from './database/sqlite-driver.js';
+import { runtimeProblem } from './database/sqlite-driver.js';
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
-  const driverProblem = nodeVersionProblem() ?? (config.database.type === 'sqlite' ? sqliteDriverProblem() : null);
+  const driverProblem = runtimeProblem(config.database.type);
   if (driverProblem) {
     process.stderr.write(`Start-up failed: ${driverProblem}\n`);
     process.exit(1);

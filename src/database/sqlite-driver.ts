@@ -15,6 +15,11 @@ export function nodeVersionProblem(nodeVersion = process.versions.node): string 
   return `the service needs Node.js ${OLDEST.join('.')} or newer; this is v${nodeVersion} (see .nvmrc).`;
 }
 
+/** What stops the service or the CLI from starting on this runtime, in one line, or null: the Node.js version, then (on SQLite) the driver. */
+export function runtimeProblem(database: 'sqlite' | 'mysql'): string | null {
+  return nodeVersionProblem() ?? (database === 'sqlite' ? sqliteDriverProblem() : null);
+}
+
 /**
  * Whether better-sqlite3 loads and opens a database under this Node.js: null
  * when it does, else one line saying what to do, instead of a failure deep in

@@ -62,18 +62,20 @@ export class ApiExceptionFilter implements ExceptionFilter {
  * that it follows every route.
  */
 export function answerUnrouted(req: Request, res: Response): void {
+  res.status(404).json(unrouted(req));
+}
+
+/** The 404 of a path no route of the service has; the request is marked so (the metrics count it as `unmatched`). */
+function unrouted(req: Request): ErrorResponseDto {
   if (req.context) req.context.unrouted = true;
-  res.status(404).json(errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`));
+  return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
 }
 
 /** Framework exceptions: unknown routes, a malformed path, anything Nest raises itself. */
 function fromHttpException(exception: HttpException, req: Request): ErrorResponseDto {
   const status = exception.getStatus();
-  if (status === 404) {
-    // The service's own 404s are DomainErrors: this one is NestJS's answer to a path no route has.
-    if (req.context) req.context.unrouted = true;
-    return errorBody('not_found', `No route for ${req.method} ${pathOf(req)}.`);
-  }
+  // The service's own 404s are DomainErrors: this one is NestJS's answer to a path no route has.
+  if (status === 404) return unrouted(req);
   if (status >= 500) return errorBody(status === 501 ? 'not_implemented' : 'internal_error', 'An unexpected error occurred.');
   const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status) ?? 'bad_request';
   return errorBody(code, exception.message);
