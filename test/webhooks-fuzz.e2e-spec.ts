@@ -59,9 +59,11 @@ describe(`webhook CLI arguments, fuzzed (${testDatabaseKind()})`, () => {
         const after = await t.dataSource.getRepository(WebhookSubscription).count();
         expect(after - before).toBe(outcome === 'done' ? 1 : 0);
       }),
-      { numRuns: 150, seed },
+      // One sure success beside the random runs: whether a random run makes a subscription (a known
+      // client, a public address, types that parse) depends on the seed, and some seeds make none.
+      { numRuns: 150, seed, examples: [[client.clientId, 'http://93.184.216.34/hooks', 'stock.*,item.created']] },
     );
-    // Both ways were taken: some arguments made a subscription (a known client, a public address, good types).
+    // Both ways were taken: some arguments made a subscription, some were refused.
     expect(outcomes.refused).toBeGreaterThan(0);
     expect(outcomes.done).toBeGreaterThan(0);
   });
