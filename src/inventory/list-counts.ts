@@ -16,7 +16,7 @@ import type { TotalStatement } from '../database/total-statement.js';
  * They are written in the change's transaction, after the rows they count:
  * lot and ledger counters right after the ledger rows (countLedgerRows),
  * stock-set counters right after the stock_level row they count
- * (countNewLevel). The totals read them back. list-counters-fill.ts
+ * (countNewLevel). The totals read them back. list-counters.repository.ts
  * recomputes them all from the rows.
  */
 
