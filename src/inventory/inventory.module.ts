@@ -14,10 +14,11 @@ import { InventoryService } from './inventory.service.js';
 import { ItemKeyCache } from './item-keys.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
+import { WarehousesRepository } from './warehouses.repository.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, ItemKeyCache, PageCursors],
+  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, ItemKeyCache, PageCursors, WarehousesRepository],
 })
 export class InventoryModule {}
