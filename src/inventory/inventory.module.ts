@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Warehouse } from '../auth/auth.entities.js';
 import { Item } from '../catalog/catalog.entities.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PageCursors } from '../pagination/cursor.js';
@@ -12,13 +13,29 @@ import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 import { ItemKeyCache } from './item-keys.js';
+import { StockLocksRepository } from './locks.repository.js';
+import { StockChangesRepository } from './stock-changes.repository.js';
+import { StockEvents } from './stock-events.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
 import { WarehousesRepository } from './warehouses.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule],
+  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule, CatalogModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, ItemKeyCache, PageCursors, WarehousesRepository],
+  providers: [
+    InventoryService,
+    CountService,
+    BatchService,
+    InventoryQueries,
+    StockLevelPages,
+    StockEvents,
+    WarehouseNames,
+    ItemKeyCache,
+    PageCursors,
+    StockLocksRepository,
+    StockChangesRepository,
+    WarehousesRepository,
+  ],
 })
 export class InventoryModule {}
