@@ -8,6 +8,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
+import { InventoryPagesRepository } from './inventory-pages.repository.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
@@ -17,6 +18,7 @@ import { StockLocksRepository } from './locks.repository.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
 import { StockEvents } from './stock-events.js';
 import { StockLevelPages } from './stock-level-pages.js';
+import { StockLevelPagesRepository } from './stock-level-pages.repository.js';
 import { WarehouseNames } from './warehouse-names.js';
 import { WarehousesRepository } from './warehouses.repository.js';
 
@@ -35,6 +37,8 @@ import { WarehousesRepository } from './warehouses.repository.js';
     PageCursors,
     StockLocksRepository,
     StockChangesRepository,
+    InventoryPagesRepository,
+    StockLevelPagesRepository,
     WarehousesRepository,
   ],
 })
