@@ -8,7 +8,7 @@ import { hashCredential } from '../src/auth/credentials.js';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
 import { SESSION_STATEMENTS } from '../src/database/session.js';
-import { listCountersFill } from '../src/inventory/list-counters-fill.js';
+import { ListCountersRepository } from '../src/inventory/list-counters.repository.js';
 
 export interface Seeded {
   items: number;
@@ -126,7 +126,7 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   await db.query('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
   await db.query('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
   // The service's list counters, recomputed from the rows written around it.
-  for (const statement of listCountersFill('mysql')) await db.query(statement);
+  for (const statement of new ListCountersRepository().fillStatements('mysql')) await db.query(statement);
   await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, list_count, ledger_entry');
   log(`seeded ledger and stock levels; ${Date.now() - started} ms in all`);
   await settle(db, log);
@@ -174,7 +174,7 @@ export async function fillListCounters(url: string): Promise<void> {
   await ds.initialize();
   try {
     await ds.runMigrations({ transaction: 'each' });
-    for (const statement of listCountersFill('mysql')) await ds.query(statement);
+    for (const statement of new ListCountersRepository().fillStatements('mysql')) await ds.query(statement);
   } finally {
     await ds.destroy();
   }
@@ -275,7 +275,7 @@ export async function seedSqlite(file: string, lots: number, log: (m: string) =>
       db.exec('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
       db.exec('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
       // The service's list counters, recomputed from the rows written around it.
-      for (const statement of listCountersFill('sqlite')) db.exec(statement);
+      for (const statement of new ListCountersRepository().fillStatements('sqlite')) db.exec(statement);
     })();
     db.exec('ANALYZE');
     log(`seeded ledger, stock levels and counters; ${Date.now() - t0} ms in all, migrations and ANALYZE included`);

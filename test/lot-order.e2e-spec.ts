@@ -6,7 +6,7 @@ import { givenManyLots } from './support/many-lots.js';
 
 /**
  * An operation reads its lots oldest first (received, then recNo) in chunks
- * that seek on from the last lot read (locks.ts `lockLots`): lots whose
+ * that seek on from the last lot read (locks.repository.ts `lockLots`): lots whose
  * `received` differ, and tie, and run against recNo order, are taken in
  * exactly that order across chunks, and only as many as the units need.
  */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { listCountersFill } from '../src/inventory/list-counters-fill.js';
+import { ListCountersRepository } from '../src/inventory/list-counters.repository.js';
 import { WebhookRelay } from '../src/events/webhook-relay.js';
 import { WebhookService } from '../src/events/webhooks.service.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
@@ -200,6 +200,6 @@ async function seed(t: TestApp): Promise<void> {
   await db.query('DELETE FROM stock_count');
   await db.query('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
   await db.query('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
-  for (const statement of listCountersFill('mysql')) await db.query(statement);
+  for (const statement of new ListCountersRepository().fillStatements('mysql')) await db.query(statement);
   await db.query('ANALYZE TABLE item, lot, ledger_entry, stock_level');
 }

@@ -1,9 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository } from 'typeorm';
 import { type Caller, FORBIDDEN } from '../auth/caller.js';
 import { SecurityId } from '../auth/security-id.js';
-import { Item } from '../catalog/catalog.entities.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { caseKey } from '../database/case-key.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, type ErrorDetails, ValidationFailed } from '../errors.js';
@@ -12,7 +10,7 @@ import { CountService } from './count.service.js';
 import { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import type { BatchResponseDto } from './inventory.responses.js';
 import { InventoryService } from './inventory.service.js';
-import { lockItemsAndLevels } from './locks.js';
+import { StockLocksRepository } from './locks.repository.js';
 import { LotBudget } from './lot-budget.js';
 import { letOthersRun } from '../database/event-loop.js';
 
@@ -43,7 +41,7 @@ export class BatchOperationFailed extends DomainError {
  * warehouse scope, then the items named; the first failing kind is reported at
  * its lowest index. Then one transaction — the request's unit of work, which
  * every operation's own `run` joins — first locks every item named and its
- * stock rows in the global order of locks.ts, so that batches touching the
+ * stock rows in the global order of locks.repository.ts, so that batches touching the
  * same items in any order queue rather than deadlock, and runs the operations
  * in order; the first failure rolls everything back.
  */
@@ -56,7 +54,8 @@ export class BatchService {
     private readonly tx: TransactionRunner,
     inventory: InventoryService,
     counts: CountService,
-    @InjectRepository(Item) private readonly items: Repository<Item>,
+    private readonly items: ItemLocksRepository,
+    private readonly locks: StockLocksRepository,
   ) {
     this.operations = {
       receive: { dto: ReceiveDto, anyOf: [SecurityId.PositiveAdjustment], run: (c, d, k, b) => inventory.receive(c, d as ReceiveDto, k, b) },
@@ -100,7 +99,7 @@ export class BatchService {
     });
     // 4. The items named.
     const keys = [...new Set(bodies.map((dto) => caseKey(dto.itemID)))];
-    const found = new Map((await this.items.find({ where: { shortIdKey: In(keys) }, select: { partNo: true, shortIdKey: true } })).map((item) => [item.shortIdKey, item.partNo]));
+    const found = await this.items.partNosOf(keys);
     bodies.forEach((dto, i) => {
       if (!found.has(caseKey(dto.itemID))) {
         throw new BatchOperationFailed(i, new ValidationFailed({ [`operations[${i}].itemID`]: [`itemID "${dto.itemID}" does not name an item`] }));
@@ -108,7 +107,7 @@ export class BatchService {
     });
     // 5. State, in order, in one transaction.
     const stock = bodies.flatMap((dto) => [dto.wid, (dto as MoveDto).shipToWid].filter((w): w is number => w !== undefined).map((wid) => ({ partNo: found.get(caseKey(dto.itemID))!, wid })));
-    await this.tx.run((m) => lockItemsAndLevels(this.tx, m, stock));
+    await this.tx.run((_m, ctx) => this.locks.lockItemsAndLevels(ctx, stock));
     const results: unknown[] = [];
     // EXTENSIONS: at most MAX_BATCH_LOTS lots in all, each operation's counted before it writes.
     const budget = new LotBudget();

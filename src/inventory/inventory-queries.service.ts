@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { Item } from '../catalog/catalog.entities.js';
-import { caseKey } from '../database/case-key.js';
-import { columnList, rows, toEntity } from '../database/statements.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
 import { DomainError } from '../errors.js';
 import { PageCursors } from '../pagination/cursor.js';
-import { type ListPaging, MAX_PAGE_SIZE, Page, paginate, requestedCursor, resolvePage, type PageSpec } from '../pagination/page.js';
+import { type ListPaging, Page, requestedCursor, resolvePage } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import type { LotQueryDto } from './inventory.dto.js';
 import { type LotResponseDto, type StockLevelResponseDto, toLotResponse, toTransactionResponse, type TransactionResponseDto } from './inventory.responses.js';
-import { LedgerEntry, Lot } from './inventory.entities.js';
+import { InventoryPagesRepository, LEDGER_PAGES, LOT_PAGES } from './inventory-pages.repository.js';
 import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { WarehouseNames } from './warehouse-names.js';
@@ -22,24 +19,12 @@ export class WarehouseNotFound extends DomainError {
   }
 }
 
-const LOT_PAGES: PageSpec = {
-  maxPageSize: MAX_PAGE_SIZE.standard,
-  sortable: { recNo: 'lot.recNo', received: 'lot.received', shortID: 'lot.shortIdKey', partNo: 'lot.partNo', spot: 'lot.spot', units: 'lot.units', modified: 'lot.modified' },
-  defaultSort: { column: 'lot.received', direction: 'DESC' },
-  tiebreak: 'lot.recNo',
-  modifiedColumn: 'lot.modified',
-  decimals: ['lot.units'],
-};
-
-const LEDGER_PAGES: PageSpec = {
-  maxPageSize: MAX_PAGE_SIZE.standard,
-  sortable: { id: 'e.id', created: 'e.created', partNo: 'e.partNo' },
-  defaultSort: { column: 'e.id', direction: 'ASC' },
-  tiebreak: 'e.id',
-  modifiedColumn: 'e.created',
-};
-
-/** GET /Inventory, /Inventory/<wid>, /Inventory/StockLevels[/<wid>] and the ledger; always within the caller's warehouses, each read where ListReads sends it. */
+/**
+ * GET /Inventory, /Inventory/<wid>, /Inventory/StockLevels[/<wid>] and the
+ * ledger; always within the caller's warehouses, each page read where
+ * ListReads sends it, all its statements (InventoryPagesRepository's and the
+ * item reads of ItemLocksRepository) through the one manager `run` gives.
+ */
 @Injectable()
 export class InventoryQueries {
   constructor(
@@ -47,6 +32,8 @@ export class InventoryQueries {
     private readonly warehouseNames: WarehouseNames,
     private readonly stock: StockLevelPages,
     private readonly cursors: PageCursors,
+    private readonly pages: InventoryPagesRepository,
+    private readonly items: ItemLocksRepository,
   ) {}
 
   /** The warehouses a list covers: the one named (in scope, else 403), or all of the caller's. */
@@ -59,44 +46,40 @@ export class InventoryQueries {
   }
 
   lotPage(wids: number[], query: LotQueryDto, consistency: Consistency): Promise<Page<LotResponseDto>> {
-    return this.reads.run(consistency, async (m) => {
+    return this.reads.run(consistency, async (db) => {
       const request = resolvePage(query, LOT_PAGES);
-      const partNo = query.itemID === undefined ? undefined : await partNoOf(m, query.itemID);
+      const partNo = query.itemID === undefined ? undefined : await this.items.partNoOf(db, query.itemID);
       const list = this.paging('lots', wids, partNo);
       if (!wids.length || partNo === null) {
         // A list that can hold nothing still refuses a cursor that is not its own.
         requestedCursor(query, request, list);
         return new Page<LotResponseDto>([], 0, request);
       }
-      const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
-      if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
       // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
       const total = partNo === undefined && !request.modifiedSince ? lotTotalStatement(wids) : undefined;
       // The names of the warehouses in scope (kept in memory once read), so that each row becomes its answer as it is read.
       const names = await this.warehouseNames.of(wids);
-      return paginate(qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, names) });
+      return this.pages.lotPage(db, wids, partNo, query, list, total, (lot, shortID, description) => toLotResponse(lot, shortID, description, names.get(lot.wID) ?? ''));
     });
   }
 
   stockPage(wids: number[], query: PageQueryDto, consistency: Consistency): Promise<Page<StockLevelResponseDto>> {
-    return this.reads.run(consistency, (m) => this.stock.page(m, wids, query));
+    return this.stock.page(wids, query, consistency);
   }
 
   /** GET /Inventory/Transactions (extension): ledger rows touching the caller's warehouses. */
   ledgerPage(wids: number[], query: LotQueryDto, consistency: Consistency): Promise<Page<TransactionResponseDto>> {
-    return this.reads.run(consistency, async (m) => {
+    return this.reads.run(consistency, async (db) => {
       const request = resolvePage(query, LEDGER_PAGES);
-      const partNo = query.itemID === undefined ? undefined : await partNoOf(m, query.itemID);
+      const partNo = query.itemID === undefined ? undefined : await this.items.partNoOf(db, query.itemID);
       const list = this.paging('ledger', wids, partNo);
       if (!wids.length || partNo === null) {
         requestedCursor(query, request, list);
         return new Page<TransactionResponseDto>([], 0, request);
       }
-      const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
-      if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
       const total = partNo === undefined && !request.modifiedSince ? ledgerTotalStatement(wids) : undefined;
-      const page = await paginate(qb, query, LEDGER_PAGES, { ...list, total });
-      const items = await itemsOf(m, page.value.map((e) => e.partNo));
+      const page = await this.pages.ledgerPage(db, wids, partNo, query, list, total);
+      const items = await this.items.names(db, page.value.map((e) => e.partNo));
       return page.map((e) => toTransactionResponse(e, items.get(e.partNo)?.shortID ?? ''));
     });
   }
@@ -105,43 +88,4 @@ export class InventoryQueries {
   private paging(name: string, wids: number[], partNo: number | null | undefined): ListPaging {
     return { cursors: this.cursors, filters: [name, [...wids].sort((a, b) => a - b), partNo === null ? 'no such item' : (partNo ?? null)] };
   }
-
-}
-
-/** An item filter that names no item matches nothing. */
-async function partNoOf(m: EntityManager, shortId: string): Promise<number | null> {
-  return (await m.findOne(Item, { where: { shortIdKey: caseKey(shortId) }, select: { partNo: true } }))?.partNo ?? null;
-}
-
-/** The lot columns a lot page sends (toLotResponse); the rest of the row is neither read nor converted. */
-const LOT_PAGE_FIELDS = ['recNo', 'partNo', 'wID', 'spot', 'units', 'received', 'shipped', 'serial', 'serial2', 'rFIDTag', 'remark', 'hold', 'jobID', 'jobName', 'associate', 'active'] as const;
-
-/**
- * The answers for the lots of a page's keys, by String(recNo): the lots with
- * their items' shortID and description, in one hand-written statement (a
- * join by primary keys), each row read into its answer at once. The query
- * builder's entity hydration and a second query for the items cost a 250-lot
- * page several times the statement itself. Only the columns the page sends
- * are read.
- */
-async function lotAnswers(m: EntityManager, recNos: unknown[], warehouses: Map<number, string>): Promise<Map<string, LotResponseDto>> {
-  const q = (name: string) => m.connection.driver.escape(name);
-  const found = await rows(
-    m,
-    `SELECT ${columnList(m, Lot, 'l', LOT_PAGE_FIELDS)}, i.${q('shortID')} AS itemShortID, i.${q('description')} AS itemDescription` +
-      ` FROM ${q('lot')} l JOIN ${q('item')} i ON i.${q('partNo')} = l.${q('partNo')} WHERE l.${q('recNo')} IN (${recNos.map(() => '?').join(', ')})`,
-    recNos,
-  );
-  const answers = new Map<string, LotResponseDto>();
-  for (const row of found) {
-    const lot = toEntity(m, Lot, row, LOT_PAGE_FIELDS);
-    answers.set(String(lot.recNo), toLotResponse(lot, row.itemShortID as string, row.itemDescription as string, warehouses.get(lot.wID) ?? ''));
-  }
-  return answers;
-}
-
-async function itemsOf(m: EntityManager, partNos: number[]): Promise<Map<number, Item>> {
-  if (!partNos.length) return new Map();
-  const found = await m.find(Item, { where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true, description: true } });
-  return new Map(found.map((i) => [i.partNo, i]));
 }

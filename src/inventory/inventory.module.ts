@@ -2,22 +2,44 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Warehouse } from '../auth/auth.entities.js';
 import { Item } from '../catalog/catalog.entities.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
+import { InventoryPagesRepository } from './inventory-pages.repository.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { BatchService } from './batch.service.js';
 import { CountService } from './count.service.js';
 import { InventoryService } from './inventory.service.js';
 import { ItemKeyCache } from './item-keys.js';
+import { StockLocksRepository } from './locks.repository.js';
+import { StockChangesRepository } from './stock-changes.repository.js';
+import { StockEvents } from './stock-events.js';
 import { StockLevelPages } from './stock-level-pages.js';
+import { StockLevelPagesRepository } from './stock-level-pages.repository.js';
 import { WarehouseNames } from './warehouse-names.js';
+import { WarehousesRepository } from './warehouses.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule],
+  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule, CatalogModule],
   controllers: [InventoryController],
-  providers: [InventoryService, CountService, BatchService, InventoryQueries, StockLevelPages, WarehouseNames, ItemKeyCache, PageCursors],
+  providers: [
+    InventoryService,
+    CountService,
+    BatchService,
+    InventoryQueries,
+    StockLevelPages,
+    StockEvents,
+    WarehouseNames,
+    ItemKeyCache,
+    PageCursors,
+    StockLocksRepository,
+    StockChangesRepository,
+    InventoryPagesRepository,
+    StockLevelPagesRepository,
+    WarehousesRepository,
+  ],
 })
 export class InventoryModule {}

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller.js';
 import { addDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
-import { insertRows } from '../database/statements.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { Conflict, ValidationFailed } from '../errors.js';
-import { EventRecorder } from '../event-contract.js';
 import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
   type IssuedLotResponseDto,
@@ -19,10 +18,11 @@ import {
 import { Lot } from './inventory.entities.js';
 import { ItemKeyCache, type ItemKeys } from './item-keys.js';
 import { type LotBudget, lotsTouched } from './lot-budget.js';
-import { lockItemWithTotal, lockLevelAndLots, lockLevels, lockLots } from './locks.js';
+import { StockLocksRepository } from './locks.repository.js';
 import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
-import { addToLevel, addToLockedLevel, adjustLevel, applyPick, ledgerRow, StockLimitExceeded, type TakenLot, writeLedger } from './stock-changes.js';
-import { recordStockEvent } from './stock-events.js';
+import { ledgerFields, ledgerRow, levelAdded, StockLimitExceeded, type TakenLot } from './stock-changes.js';
+import { StockChangesRepository } from './stock-changes.repository.js';
+import { StockEvents } from './stock-events.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 export class ItemDiscontinued extends Conflict {
@@ -33,24 +33,28 @@ export class ItemDiscontinued extends Conflict {
 
 /**
  * Receive, Move and Issue, each one transaction (TransactionRunner; in a
- * request, the request's unit of work) that locks
- * in the order written in locks.ts, decides with pick.ts, and writes lots,
- * stock levels and ledger together through stock-changes.ts.
+ * request, the request's unit of work) that locks in the order written in
+ * locks.repository.ts (the item row through catalog's ItemLocksRepository,
+ * the rest through StockLocksRepository), decides with pick.ts, and writes
+ * lots, stock levels and ledger together through StockChangesRepository.
  */
 @Injectable()
 export class InventoryService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly warehouseNames: WarehouseNames,
-    private readonly outbox: EventRecorder,
+    private readonly events: StockEvents,
     private readonly itemKeys: ItemKeyCache,
+    private readonly items: ItemLocksRepository,
+    private readonly locks: StockLocksRepository,
+    private readonly changes: StockChangesRepository,
   ) {}
 
   async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
-    return this.tx.run(async (m, ctx) => {
-      const found = await lockItemWithTotal(this.tx, m, dto.itemID, dto.wid);
+    return this.tx.run(async (_m, ctx) => {
+      const found = await this.items.lockItemWithTotal(ctx, dto.itemID, dto.wid);
       if (!found) throw unknownItem(dto.itemID);
       const { item, total, level } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
@@ -87,18 +91,18 @@ export class InventoryService {
       // The row was locked with the item when it existed: after the change it holds exactly this.
       let levelAfter = level ? { inStock: addDecimal(level.inStock, dto.units), onHold: addDecimal(level.onHold, onHold) } : undefined;
       if (level) {
-        addToLockedLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now);
-      } else if (!(await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now))) {
+        this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now);
+      } else if (!(await this.changes.addToLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now))) {
         levelAfter = undefined;
-        await lockLevels(this.tx, ctx, item.partNo, [dto.wid], dto.wid);
-        await addToLevel(m, item.partNo, dto.wid, dto.units, onHold, now);
+        await this.locks.lockLevels(ctx, item.partNo, [dto.wid], dto.wid);
+        await this.changes.addToLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now);
       }
-      lot.recNo = await insertRows(m, Lot, [lot]);
-      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, 'receive', item.partNo, dto, [
+      lot.recNo = await this.changes.insertLot(ctx, lot);
+      await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), 'receive', item.partNo, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
       const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item.shortID, item.description, warehouse) };
-      await recordStockEvent(this.outbox, ctx, { type: 'stock.received', item, dto, clientId: caller.clientId, answer: result, levelAfter });
+      await this.events.record(ctx, { type: 'stock.received', item, wid: dto.wid, reasonCode: dto.reasonCode, reference: dto.reference, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }
@@ -106,19 +110,19 @@ export class InventoryService {
   async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<IssuedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (m, ctx) => {
+    return this.tx.run(async (_m, ctx) => {
       const now = new Date();
-      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, issueFilter(dto), { units: dto.units, budget });
+      const { level, lots: candidates } = await this.locks.lockLevelAndLots(ctx, item.partNo, dto.wid, issueFilter(dto), { units: dto.units, budget });
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
-      const done = await applyPick(ctx, plan, { shipped: now, active: false }, now);
-      addToLockedLevel(ctx, item.partNo, dto.wid, -dto.units, 0, now);
-      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, 'issue', item.partNo, dto, done.map((t) => ledgerRow(t, null)));
+      const done = await this.changes.applyPick(ctx, plan, { shipped: now, active: false }, now);
+      this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, -dto.units, 0, now);
+      await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), 'issue', item.partNo, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
       // The row was locked before the change, and an Issue leaves onHold as it was.
       const levelAfter = level ? { inStock: subtractDecimal(level.inStock, dto.units), onHold: level.onHold } : undefined;
-      await recordStockEvent(this.outbox, ctx, { type: 'stock.issued', item, dto, clientId: caller.clientId, answer: result, levelAfter });
+      await this.events.record(ctx, { type: 'stock.issued', item, wid: dto.wid, reasonCode: dto.reasonCode, reference: dto.reference, clientId: caller.clientId, answer: result, levelAfter });
       return result;
     });
   }
@@ -130,27 +134,27 @@ export class InventoryService {
     }
     caller.assertWarehouses(dto.wid, dto.shipToWid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (m, ctx) => {
+    return this.tx.run(async (_m, ctx) => {
       const now = new Date();
-      const [source, target] = await lockLevels(this.tx, ctx, item.partNo, [dto.wid, dest], dest);
-      const candidates = source ? await lockLots(this.tx, m, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
+      const [source, target] = await this.locks.lockLevels(ctx, item.partNo, [dto.wid, dest], dest);
+      const candidates = source ? await this.locks.lockLots(ctx, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
       // Without a toSpot each lot keeps its own spot; the hold travels with the units.
       const to: Partial<Lot> = dto.toSpot === undefined ? { wID: dest } : { wID: dest, spot: dto.toSpot };
-      const done = await applyPick(ctx, plan, to, now);
+      const done = await this.changes.applyPick(ctx, plan, to, now);
       if (dest !== dto.wid) {
         const held = sumDecimals(done.filter((t) => t.from.hold).map((t) => t.units));
-        await adjustLevel(m, item, source, -dto.units, -held, now);
-        await adjustLevel(m, item, target, dto.units, held, now);
-      } else {
-        await adjustLevel(m, item, source, 0, 0, now);
+        if (source) await this.changes.setLevel(ctx, source, levelAdded(item, source, -dto.units, -held), now);
+        if (target) await this.changes.setLevel(ctx, target, levelAdded(item, target, dto.units, held), now);
+      } else if (source) {
+        await this.changes.setLevel(ctx, source, levelAdded(item, source, 0, 0), now);
       }
       const spotOf = (t: TakenLot) => dto.toSpot ?? t.from.spot;
-      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, 'move', item.partNo, dto, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
+      await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), 'move', item.partNo, done.map((t) => ledgerRow(t, { wid: dest, spot: spotOf(t) })));
       const lots = done.map((t): MovedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units, wid: dest, spot: spotOf(t) }));
       const result: MovedResponseDto = { status: 'moved', units: dto.units, lots };
-      await recordStockEvent(this.outbox, ctx, { type: 'stock.moved', item, dto, clientId: caller.clientId, answer: result });
+      await this.events.record(ctx, { type: 'stock.moved', item, wid: dto.wid, shipToWid: dto.shipToWid, reference: dto.reference, clientId: caller.clientId, answer: result });
       return result;
     });
   }
@@ -166,21 +170,30 @@ export class InventoryService {
   async hold(caller: Caller, dto: HoldDto, hold: boolean, requestKey: string | null = null, budget: LotBudget | null = null): Promise<HeldResponseDto | ReleasedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (m, ctx) => {
+    return this.tx.run(async (_m, ctx) => {
       const now = new Date();
-      const { level, lots: candidates } = await lockLevelAndLots(this.tx, m, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
+      const { level, lots: candidates } = await this.locks.lockLevelAndLots(ctx, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
       const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
       budget?.spend(lotsTouched(plan));
-      const done = await applyPick(ctx, plan, { hold }, now);
+      const done = await this.changes.applyPick(ctx, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
-      addToLockedLevel(ctx, item.partNo, dto.wid, 0, hold ? units : -units, now);
+      this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, 0, hold ? units : -units, now);
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
-      await writeLedger(ctx, { clientId: caller.clientId, requestKey }, hold ? 'hold' : 'release', item.partNo, dto, done.map((t) => ledgerRow(t, here(t))));
+      await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), hold ? 'hold' : 'release', item.partNo, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
       const result = hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
       // The row was locked before the change: inStock stays, onHold moves by the units.
       const levelAfter = level ? { inStock: level.inStock, onHold: hold ? addDecimal(level.onHold, units) : subtractDecimal(level.onHold, units) } : undefined;
-      await recordStockEvent(this.outbox, ctx, { type: hold ? 'stock.held' : 'stock.released', item, dto, clientId: caller.clientId, answer: result, levelAfter });
+      await this.events.record(ctx, {
+        type: hold ? 'stock.held' : 'stock.released',
+        item,
+        wid: dto.wid,
+        reasonCode: dto.reasonCode,
+        reference: dto.reference,
+        clientId: caller.clientId,
+        answer: result,
+        levelAfter,
+      });
       return result;
     });
   }

@@ -1,4 +1,6 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
+import type { Item } from '../catalog/catalog.entities.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import type { TransactionRunner } from '../database/transactions.js';
 import { ItemKeyCache, MAX_KEPT } from './item-keys.js';
 
@@ -17,7 +19,7 @@ describe('ItemKeyCache', () => {
   beforeEach(() => {
     reads = 0;
     const reader = { query: (sql: string, params: unknown[]) => (reads++, db.manager.query(sql, params)), connection: db.manager.connection };
-    cache = new ItemKeyCache({ reader } as unknown as TransactionRunner);
+    cache = new ItemKeyCache(new ItemLocksRepository({ reader } as unknown as TransactionRunner, {} as Repository<Item>));
   });
 
   it('reads an item once, then answers from what it kept, by any spelling of its key', async () => {

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Item } from '../catalog/catalog.entities.js';
+import type { Item } from '../catalog/catalog.entities.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { caseKey } from '../database/case-key.js';
-import { rows } from '../database/statements.js';
-import { TransactionRunner } from '../database/transactions.js';
 
 /** What an operation needs of an item it does not lock: its keys. */
 export type ItemKeys = Pick<Item, 'partNo' | 'shortID'>;
@@ -28,7 +27,7 @@ export class ItemKeyCache {
   /** Folded key → `partNo,shortID`, one flat string (see MAX_KEPT). */
   private readonly known = new Map<string, string>();
 
-  constructor(private readonly tx: TransactionRunner) {}
+  constructor(private readonly items: ItemLocksRepository) {}
 
   async of(itemID: string): Promise<ItemKeys | null> {
     const key = caseKey(itemID);
@@ -37,9 +36,8 @@ export class ItemKeyCache {
       const comma = kept.indexOf(',');
       return { partNo: Number(kept.slice(0, comma)), shortID: kept.slice(comma + 1) };
     }
-    const [row] = await rows(this.tx.reader, 'SELECT partNo, shortID FROM item WHERE shortIdKey = ?', [key]);
-    if (!row) return null;
-    const keys: ItemKeys = { partNo: Number(row.partNo), shortID: String(row.shortID) };
+    const keys: ItemKeys | null = await this.items.keysOf(key);
+    if (!keys) return null;
     if (this.known.size >= MAX_KEPT) this.known.delete(this.known.keys().next().value as string);
     this.known.set(key, flat(`${keys.partNo},${keys.shortID}`));
     return keys;

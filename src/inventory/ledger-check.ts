@@ -1,6 +1,6 @@
-import type { DataSource, QueryRunner } from 'typeorm';
-import { inSnapshot } from '../database/snapshot.js';
+import type { DataSource } from 'typeorm';
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
+import { LedgerCheckRepository, type LedgerCheckRows } from './ledger-check.repository.js';
 import { listCountMismatches, type ListCountMismatch } from './list-count-check.js';
 
 export interface LedgerMismatch {
@@ -29,6 +29,9 @@ export interface LedgerReport {
   listCountMismatches: ListCountMismatch[];
 }
 
+/** The check's statements: a stateless repository, made once. */
+const statements = new LedgerCheckRepository();
+
 /**
  * The stock invariant (issue "Inventory"): for every item × warehouse,
  * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
@@ -39,13 +42,15 @@ export interface LedgerReport {
  *
  * All sums are read in one transaction, so they come from one snapshot
  * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
- * committing between two of the queries cannot show as a false mismatch.
+ * committing between two of the queries cannot show as a false mismatch
+ * (LedgerCheckRepository, ledger-check.repository.ts).
  */
-export function checkLedger(db: DataSource): Promise<LedgerReport> {
-  return inSnapshot(db, sums);
+export async function checkLedger(db: DataSource): Promise<LedgerReport> {
+  return compare(await statements.read(db));
 }
 
-async function sums(db: QueryRunner): Promise<LedgerReport> {
+function compare(rows: LedgerCheckRows): LedgerReport {
+  const { ins, outs, lots, levels } = rows;
   const totals = new Map<string, { partNo: number; wID: number; ledger: bigint; lots: bigint; held: bigint; summary: bigint | null; onHold: bigint | null }>();
   const at = (partNo: number, wID: number) => {
     const key = `${partNo}:${wID}`;
@@ -54,15 +59,6 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
     return t;
   };
   const exact = (raw: string | number | null) => (raw === null ? 0n : storedTenThousandths(raw));
-  type Row = { partNo: number; wID: number; total: string | number; held?: string | number };
-  const ins: Row[] = await db.query('SELECT partNo, toWid AS wID, SUM(units) AS total FROM ledger_entry WHERE toWid IS NOT NULL GROUP BY partNo, toWid');
-  const outs: Row[] = await db.query('SELECT partNo, fromWid AS wID, SUM(units) AS total FROM ledger_entry WHERE fromWid IS NOT NULL GROUP BY partNo, fromWid');
-  const lots: Row[] = await db.query(
-    'SELECT partNo, wID, SUM(units) AS total, SUM(CASE WHEN hold = 1 THEN units ELSE 0 END) AS held FROM lot WHERE active = 1 GROUP BY partNo, wID',
-  );
-  const levels: Array<{ partNo: number; wID: number; inStock: string | number; onHold: string | number }> = await db.query(
-    'SELECT partNo, wID, inStock, onHold FROM stock_level',
-  );
   for (const r of ins) at(Number(r.partNo), Number(r.wID)).ledger += exact(r.total);
   for (const r of outs) at(Number(r.partNo), Number(r.wID)).ledger -= exact(r.total);
   for (const r of lots) {
@@ -80,9 +76,7 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
     stocked.add(t.partNo);
   }
   actualCounts.set(0, stocked.size);
-  const storedCounts = new Map<number, number>(
-    (await db.query('SELECT scope, items FROM stock_count')).map((r: { scope: number; items: number }) => [Number(r.scope), Number(r.items)]),
-  );
+  const storedCounts = new Map<number, number>(rows.stockCounts.map((r) => [Number(r.scope), Number(r.items)]));
   const countMismatches: CountMismatch[] = [];
   for (const scope of new Set([...actualCounts.keys(), ...storedCounts.keys()])) {
     const actual = actualCounts.get(scope) ?? 0;
@@ -104,7 +98,7 @@ async function sums(db: QueryRunner): Promise<LedgerReport> {
       });
     }
   }
-  const listMismatches = await listCountMismatches(db, levels);
+  const listMismatches = listCountMismatches(rows, levels);
   const ok = mismatches.length === 0 && countMismatches.length === 0 && listMismatches.length === 0;
   return { ok, checked: totals.size, mismatches, countMismatches, listCountMismatches: listMismatches };
 }

@@ -1,4 +1,4 @@
-import type { QueryRunner } from 'typeorm';
+import type { LedgerCheckRows } from './ledger-check.repository.js';
 import { ledgerScope, lotScope, stockScope } from './list-counts.js';
 
 /** A list counter (list_count) that disagrees with the rows it counts. */
@@ -13,9 +13,10 @@ export interface ListCountMismatch {
  * Every list counter against a real COUNT of what its list shows: lots per
  * warehouse, items (all, active), ledger rows per pair of warehouses, items
  * per set of stock-level warehouses (from `levels`, the stock_level rows the
- * ledger check has read already). Run inside the ledger check's snapshot.
+ * ledger check has read). From the counts and counters the ledger check read
+ * in its snapshot (LedgerCheckRepository).
  */
-export async function listCountMismatches(db: QueryRunner, levels: Array<{ partNo: number; wID: number }>): Promise<ListCountMismatch[]> {
+export function listCountMismatches(rows: Pick<LedgerCheckRows, 'lotCounts' | 'items' | 'ledgerPairs' | 'listCounts'>, levels: Array<{ partNo: number; wID: number }>): ListCountMismatch[] {
   const actual = new Map<string, { list: string; scope: string; n: number }>();
   const add = (list: string, scope: string, n: number) => {
     const key = `${list}\n${scope}`;
@@ -23,11 +24,11 @@ export async function listCountMismatches(db: QueryRunner, levels: Array<{ partN
     if (seen) seen.n += n;
     else actual.set(key, { list, scope, n });
   };
-  for (const r of await db.query('SELECT wID, COUNT(*) AS n FROM lot GROUP BY wID')) add('lots', lotScope(Number(r.wID)), Number(r.n));
-  const [items] = await db.query('SELECT COUNT(*) AS total, SUM(CASE WHEN discontinued = 0 THEN 1 ELSE 0 END) AS active FROM item');
+  for (const r of rows.lotCounts) add('lots', lotScope(Number(r.wID)), Number(r.n));
+  const items = rows.items;
   add('items', 'all', Number(items?.total ?? 0));
   add('items', 'active', Number(items?.active ?? 0));
-  for (const r of await db.query('SELECT fromWid, toWid, COUNT(*) AS n FROM ledger_entry GROUP BY fromWid, toWid')) {
+  for (const r of rows.ledgerPairs) {
     add('ledger', ledgerScope(r.fromWid === null ? null : Number(r.fromWid), r.toWid === null ? null : Number(r.toWid)), Number(r.n));
   }
   const sets = new Map<number, number[]>();
@@ -35,7 +36,7 @@ export async function listCountMismatches(db: QueryRunner, levels: Array<{ partN
   for (const wids of sets.values()) add('stock', stockScope(wids), 1);
 
   const stored = new Map<string, number>();
-  for (const r of await db.query('SELECT list, scope, SUM(n) AS n FROM list_count GROUP BY list, scope')) stored.set(`${r.list}\n${r.scope}`, Number(r.n));
+  for (const r of rows.listCounts) stored.set(`${r.list}\n${r.scope}`, Number(r.n));
   for (const key of stored.keys()) {
     if (!actual.has(key)) {
       const [list, scope] = key.split('\n');

@@ -1,5 +1,5 @@
 import type { TransactionContext } from '../database/transaction-context.js';
-import { type CountChange, countsTotal, type Queryable, readCounts, sumCounts } from '../database/counters.js';
+import { type CountChange, countsTotal, sumCounts } from '../database/counters.js';
 import type { TotalStatement } from '../database/total-statement.js';
 
 /*
@@ -16,7 +16,7 @@ import type { TotalStatement } from '../database/total-statement.js';
  * They are written in the change's transaction, after the rows they count:
  * lot and ledger counters right after the ledger rows (countLedgerRows),
  * stock-set counters right after the stock_level row they count
- * (countNewLevel). The totals read them back. list-counters-fill.ts
+ * (countNewLevel). The totals read them back. list-counters.repository.ts
  * recomputes them all from the rows.
  */
 
@@ -87,12 +87,12 @@ export function ledgerTotalStatement(wids: number[]): TotalStatement {
 }
 
 /**
- * Items with a stock_level row in any of these warehouses: the sum of the
- * stock sets that meet them, or null when an item's set was too long to keep
+ * Items with a stock_level row in any of these warehouses, from the stock-set
+ * counters (`counts`, scope → value, as read by readCounts): the sum of the
+ * sets that meet them, or null when an item's set was too long to keep
  * ("*"), so that the caller counts instead.
  */
-export async function stockTotal(db: Queryable, wids: number[]): Promise<number | null> {
-  const counts = await readCounts(db, 'stock');
+export function stockTotal(counts: Map<string, number>, wids: number[]): number | null {
   if ((counts.get('*') ?? 0) !== 0) return null;
   const within = new Set(wids.map(String));
   return sumCounts(counts, (scope) => scope.split(',').some((w) => within.has(w)));

@@ -1,35 +1,22 @@
-import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { Item } from '../catalog/catalog.entities.js';
-import { addDecimal, DECIMAL_MAX, formatDecimal, storedTenThousandths, subtractDecimal, toTenThousandths, withinDecimalMax } from '../quantity.js';
-import { columnValue, execute, insertRows, insertStatement, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
-import type { TransactionContext } from '../database/transaction-context.js';
-import { letOthersRun } from '../database/event-loop.js';
+import { addDecimal, DECIMAL_MAX, storedTenThousandths, withinDecimalMax } from '../quantity.js';
 import { Conflict } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
-import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
-import { countLedgerRows } from './list-counts.js';
-import type { PickPlan } from './pick.js';
+import type { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
+import type { LevelFigures } from './locks.repository.js';
+
+/*
+ * What a change writes, decided before it is written (the statements are
+ * StockChangesRepository's, stock-changes.repository.ts): the bound of a
+ * stock level, the lots a plan took, the ledger rows and the fields every
+ * ledger row of a request carries.
+ */
 
 /** DECISIONS "Inventory": an item's stock in one warehouse, and across all of them, stays within DECIMAL_MAX. */
 export class StockLimitExceeded extends Conflict {
   constructor(shortId: string, wid: number | null) {
     super(`Stock of ${shortId} ${wid === null ? 'across all warehouses' : `in warehouse ${wid}`} would exceed ${DECIMAL_MAX} units.`, { reason: 'stock_bound', bound: DECIMAL_MAX });
   }
-}
-
-/**
- * How many rows one statement writes at most. SQLite refuses a statement with
- * more than 32,766 parameters (a ledger row has 17), and smaller statements
- * keep MySQL's packets small too: an operation over thousands of lots is
- * written in several statements of one transaction.
- */
-const ROWS_PER_STATEMENT = 500;
-
-function chunks<T>(values: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < values.length; i += ROWS_PER_STATEMENT) out.push(values.slice(i, i + ROWS_PER_STATEMENT));
-  return out;
 }
 
 /** A lot taken by a plan: the lot it came from, the lot that holds the units now, the units. */
@@ -39,63 +26,10 @@ export interface TakenLot {
   units: number;
 }
 
-/**
- * Applies a pick plan to its locked lots. A lot taken whole gets `changes` in
- * place and keeps its recNo; the lot taken in part keeps the rest, and the part
- * becomes a new lot like it (received date, serials, remark, hold) with
- * `changes`. Issue archives (`shipped`, `active` false); Move relocates.
- */
-export async function applyPick(ctx: TransactionContext, plan: PickPlan<Lot>, changes: Partial<Lot>, now: Date): Promise<TakenLot[]> {
-  const m = ctx.manager;
-  const done: TakenLot[] = plan.whole.map((lot) => ({ from: lot, recNo: lot.recNo, units: lot.units }));
-  // The lots are locked: their updates go with the commit; only the new lot's insert is needed now, for its recNo.
-  if (plan.part) {
-    const { lot, units } = plan.part;
-    ctx.later(updateStatement(m, Lot, { units: subtractDecimal(lot.units, units), modified: now }, 'recNo', [lot.recNo]));
-    const part: Partial<Lot> = { ...lot, ...changes, recNo: undefined, units, modified: now };
-    done.push({ from: lot, recNo: await insertRows(m, Lot, [part]), units });
-  }
-  for (const lots of chunks(plan.whole)) {
-    await letOthersRun();
-    ctx.later(updateStatement(m, Lot, { ...changes, modified: now }, 'recNo', lots.map((l) => l.recNo)));
-  }
-  return done;
-}
-
-/** Adds to a locked stock_level row; past DECIMAL_MAX → StockLimitExceeded. */
-export async function adjustLevel(m: EntityManager, item: Pick<Item, 'shortID'>, level: StockLevel | null, inStock: number, onHold: number, now: Date): Promise<void> {
-  if (!level) return;
+/** A locked stock_level row's figures once `inStock` and `onHold` are added; past DECIMAL_MAX → StockLimitExceeded. */
+export function levelAdded(item: Pick<Item, 'shortID'>, level: StockLevel, inStock: number, onHold: number): LevelFigures {
   if (!withinDecimalMax(storedTenThousandths(level.inStock), inStock)) throw new StockLimitExceeded(item.shortID, level.wID);
-  const next = { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
-  await m.update(StockLevel, { partNo: level.partNo, wID: level.wID }, { ...next, modified: now });
-}
-
-/**
- * Adds to the item's stock_level row for the warehouse in one statement, the
- * sums done exactly by the database (no read before the write); it locks the
- * row. False when there is no such row. The caller has checked the bound.
- */
-export async function addToLevel(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<boolean> {
-  const { sql, params } = levelAddition(m, partNo, wid, inStock, onHold, now);
-  return (await execute(m, sql, params)) > 0;
-}
-
-/** `addToLevel` with the commit, for a stock_level row the transaction has locked (it exists). */
-export function addToLockedLevel(ctx: TransactionContext, partNo: number, wid: number, inStock: number, onHold: number, now: Date): void {
-  ctx.later(levelAddition(ctx.manager, partNo, wid, inStock, onHold, now));
-}
-
-function levelAddition(m: EntityManager, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Statement {
-  return {
-    sql: `UPDATE stock_level SET inStock = ${plusDecimal(m, 'inStock')}, onHold = ${plusDecimal(m, 'onHold')}, modified = ? WHERE partNo = ? AND wID = ?`,
-    params: [decimalText(inStock), decimalText(onHold), columnValue(m, StockLevel, 'modified', now), partNo, wid],
-  };
-}
-
-function decimalText(value: number): string {
-  const count = toTenThousandths(value);
-  if (count === null) throw new RangeError(`${value} is not a DECIMAL(18,4) value`);
-  return formatDecimal(count);
+  return { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
 }
 
 export type LedgerRow = Pick<LedgerEntry, 'recNo' | 'fromRecNo' | 'fromWid' | 'fromSpot' | 'toWid' | 'toSpot' | 'units'>;
@@ -105,47 +39,17 @@ export function ledgerRow(t: TakenLot, to: { wid: number; spot: string } | null)
   return { recNo: t.recNo, fromRecNo: t.from.recNo, fromWid: t.from.wID, fromSpot: t.from.spot, toWid: to?.wid ?? null, toSpot: to?.spot ?? null, units: t.units };
 }
 
-/** Who made a change, and the key the request was sent with (if any), kept with every ledger row. */
-export interface LedgerOrigin {
-  clientId: string;
-  requestKey: string | null;
-}
+/** What every ledger row of one request carries besides its own lot and units. */
+export type LedgerFields = Pick<LedgerEntry, 'clientId' | 'requestKey' | 'reasonCode' | 'reference' | 'remark' | 'extra'>;
 
 /**
- * One ledger row per lot touched, grouped by a new operationId; the body fields
- * without a column go to `extra`. Then the list counters the rows imply (lots
- * per warehouse, ledger rows), after the rows they count (locks.ts, step 5).
+ * The ledger fields of a request: who made it, the key it was sent with (if
+ * any), its reasonCode, reference and remark, and the body fields without a
+ * column of their own (every field but itemID, wid and units) as the JSON
+ * text of `extra`, null when there are none.
  */
-export async function writeLedger(
-  ctx: TransactionContext,
-  origin: LedgerOrigin,
-  operation: LedgerEntry['operation'],
-  partNo: number,
-  dto: ReceiveDto | IssueDto | MoveDto | HoldDto | CountDto,
-  rows: LedgerRow[],
-): Promise<void> {
+export function ledgerFields(clientId: string, requestKey: string | null, dto: ReceiveDto | IssueDto | MoveDto | HoldDto | CountDto): LedgerFields {
   const { itemID: _i, wid: _w, units: _u, reference, ...rest } = dto as ReceiveDto & IssueDto & MoveDto & HoldDto & Partial<CountDto>;
   const { reasonCode, remark, ...extra } = rest;
-  const extraJson = Object.keys(extra).length ? JSON.stringify(extra) : null;
-  const created = new Date();
-  const operationId = randomUUID();
-  const entry = (row: LedgerRow) => ({
-    ...row,
-    operationId,
-    operation,
-    partNo,
-    reasonCode: reasonCode ?? null,
-    reference: reference ?? '',
-    remark: remark ?? '',
-    extra: extraJson,
-    clientId: origin.clientId,
-    requestKey: origin.requestKey,
-    created,
-  });
-  // New rows nothing in the transaction reads: they go with the commit. A chunk at a time, the event loop turning between.
-  for (const chunk of chunks(rows)) {
-    await letOthersRun();
-    ctx.later(insertStatement(ctx.manager, LedgerEntry, chunk.map(entry)));
-  }
-  countLedgerRows(ctx, rows);
+  return { clientId, requestKey, reasonCode: reasonCode ?? null, reference: reference ?? '', remark: remark ?? '', extra: Object.keys(extra).length ? JSON.stringify(extra) : null };
 }

@@ -1,17 +1,21 @@
-import { In } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import type { Item } from '../catalog/catalog.entities.js';
-import type { EventRecorder, EventType } from '../event-contract.js';
+import { EventRecorder, type EventType } from '../event-contract.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { subtractDecimal } from '../quantity.js';
-import type { LevelFigures } from './locks.js';
-import { StockLevel } from './inventory.entities.js';
+import type { LevelFigures } from './locks.repository.js';
+import { StockChangesRepository } from './stock-changes.repository.js';
 
 /** A committed stock change as its event tells it (EXTENSIONS "Events"). */
 export interface StockChange {
   type: Extract<EventType, `stock.${string}`>;
   item: Pick<Item, 'partNo' | 'shortID'>;
-  /** The request: its warehouse(s), and the reasonCode and reference it was sent with. */
-  dto: { wid: number; shipToWid?: number; reasonCode?: number; reference?: string };
+  /** The request's warehouse, and its destination (a Move's shipToWid, if given). */
+  wid: number;
+  shipToWid?: number;
+  /** The reasonCode and reference the request was sent with. */
+  reasonCode?: number;
+  reference?: string;
   clientId: string;
   /** The operation's answer, which the event's data starts with. */
   answer: object;
@@ -30,26 +34,34 @@ export interface StockChange {
  * warehouse without a stock_level row has nothing: zeros), read here unless
  * the operation passed it (`levelAfter`).
  */
-export async function recordStockEvent(outbox: EventRecorder, ctx: TransactionContext, change: StockChange): Promise<void> {
-  if (!outbox.enabled) return;
-  const { item, dto } = change;
-  const toWid = dto.shipToWid !== undefined && dto.shipToWid !== dto.wid ? dto.shipToWid : undefined;
-  const wids = toWid === undefined ? [dto.wid] : [dto.wid, toWid].sort((a, b) => a - b);
-  const known = change.levelAfter && toWid === undefined ? new Map([[dto.wid, change.levelAfter]]) : null;
-  const rows: Map<number, LevelFigures> = known ?? new Map((await ctx.manager.find(StockLevel, { where: { partNo: item.partNo, wID: In(wids) } })).map((l) => [l.wID, l]));
-  const levels = wids.map((wid) => {
-    const level = rows.get(wid);
-    return { wid, inStock: level?.inStock ?? 0, onHold: level?.onHold ?? 0, available: level ? subtractDecimal(level.inStock, level.onHold) : 0 };
-  });
-  const rest = {
-    itemID: item.shortID,
-    partNo: item.partNo,
-    reasonCode: dto.reasonCode ?? null,
-    reference: dto.reference ?? null,
-    clientId: change.clientId,
-    levels,
-  };
-  outbox.record(ctx, { type: change.type, json: joinedJson(change.answer, rest), wid: dto.wid, toWid });
+@Injectable()
+export class StockEvents {
+  constructor(
+    private readonly outbox: EventRecorder,
+    private readonly changes: StockChangesRepository,
+  ) {}
+
+  async record(ctx: TransactionContext, change: StockChange): Promise<void> {
+    if (!this.outbox.enabled) return;
+    const { item, wid } = change;
+    const toWid = change.shipToWid !== undefined && change.shipToWid !== wid ? change.shipToWid : undefined;
+    const wids = toWid === undefined ? [wid] : [wid, toWid].sort((a, b) => a - b);
+    const known = change.levelAfter && toWid === undefined ? new Map([[wid, change.levelAfter]]) : null;
+    const rows: Map<number, LevelFigures> = known ?? new Map((await this.changes.levels(ctx, item.partNo, wids)).map((l) => [l.wID, l]));
+    const levels = wids.map((w) => {
+      const level = rows.get(w);
+      return { wid: w, inStock: level?.inStock ?? 0, onHold: level?.onHold ?? 0, available: level ? subtractDecimal(level.inStock, level.onHold) : 0 };
+    });
+    const rest = {
+      itemID: item.shortID,
+      partNo: item.partNo,
+      reasonCode: change.reasonCode ?? null,
+      reference: change.reference ?? null,
+      clientId: change.clientId,
+      levels,
+    };
+    this.outbox.record(ctx, { type: change.type, json: joinedJson(change.answer, rest), wid, toWid });
+  }
 }
 
 /**

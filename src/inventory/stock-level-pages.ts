@@ -1,183 +1,63 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In } from 'typeorm';
-import { Item } from '../catalog/catalog.entities.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
+import { type Consistency, ListReads } from '../database/list-reads.js';
 import { PageCursors } from '../pagination/cursor.js';
-import { pageWindow, seekCondition, type WindowRead } from '../pagination/keyset.js';
-import { MAX_PAGE_SIZE, Page, requestedCursor, resolvePage, type PageSpec } from '../pagination/page.js';
+import { Page, requestedCursor, resolvePage } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
 import { fromTenThousandths, storedTenThousandths } from '../quantity.js';
 import type { StockLevelResponseDto } from './inventory.responses.js';
-import { StockLevel } from './inventory.entities.js';
-import { stockTotal } from './list-counts.js';
-
-const STOCK_PAGES: PageSpec = {
-  maxPageSize: MAX_PAGE_SIZE.standard,
-  sortable: { partNo: 's.partNo', shortID: 'item.shortIdKey', available: 'available', inStock: 'inStock', onHold: 'onHold' },
-  defaultSort: { column: 's.partNo', direction: 'ASC' },
-  tiebreak: 's.partNo',
-  modifiedColumn: 's.modified',
-};
-
-/** The sums a stock-level page of several warehouses sorts by: their expressions, for a cursor's condition (in HAVING). */
-const SUMS: Record<string, string> = { inStock: 'SUM(s.inStock)', onHold: 'SUM(s.onHold)', available: 'SUM(s.inStock) - SUM(s.onHold)' };
-/** The same of one warehouse: its own row's columns (`available` stored), each with an index (wID, column, partNo). */
-const COLUMNS: Record<string, string> = { inStock: 's.inStock', onHold: 's.onHold', available: 's.available' };
-
-interface StockRow {
-  partNo: number;
-  inStock: string | number;
-  onHold: string | number;
-  available: string | number;
-  shortIdKey?: string;
-}
+import { STOCK_PAGES, StockLevelPagesRepository } from './stock-level-pages.repository.js';
 
 /** GET /Inventory/StockLevels[/<wid>]: one row per item, summed over the warehouses asked for. */
 @Injectable()
 export class StockLevelPages {
-  constructor(private readonly cursors: PageCursors) {}
+  constructor(
+    private readonly reads: ListReads,
+    private readonly cursors: PageCursors,
+    private readonly pages: StockLevelPagesRepository,
+    private readonly items: ItemLocksRepository,
+  ) {}
 
   /**
    * One row per item that has had a lot in these warehouses, summed over them,
-   * read from the stock_level summary. In the default order (partNo) the page
-   * is grouped straight off the primary key and only its items are joined, and
-   * totalCount comes from counters (stockTotal): the cost follows the page,
-   * not the lots. Sorting by a sum or by shortID, a `modifiedSince` filter, or
-   * a scope of some but not all warehouses has to aggregate every item in scope.
-   * One warehouse is not grouped: its rows are the page, each order a walk of
-   * an index (wID, column, partNo). By shortID the page's items are read
-   * first, walking the item's unique index and keeping those with a stock row
-   * in scope (by primary key), then their sums. A cursor seeks by a column
-   * before grouping, by a sum after it.
+   * read from the stock_level summary where ListReads sends it, every
+   * statement through the one manager `run` gives. In the default order
+   * (partNo) only the page's items are joined, and totalCount comes from
+   * counters: the cost follows the page, not the lots (the statements and
+   * how each order reads: StockLevelPagesRepository).
    */
-  async page(m: EntityManager, wids: number[], query: PageQueryDto): Promise<Page<StockLevelResponseDto>> {
-    const request = resolvePage(query, STOCK_PAGES);
-    const list = { cursors: this.cursors, filters: ['stock', [...wids].sort((a, b) => a - b)] };
-    const at = requestedCursor(query, request, list);
-    if (!wids.length) return new Page([], 0, request);
-    const { allWarehouses, totalCount } = await total(m, wids, request.modifiedSince);
-    const [[column, direction]] = request.order;
-    const joined = column.startsWith('item.');
-    const one = wids.length === 1;
-    const sum = one ? undefined : SUMS[column];
-    const sortBy = one ? (COLUMNS[column] ?? column) : column;
-    const mysql = m.connection.options.type === 'mysql';
-    const read = (w: WindowRead) => {
-      if (joined) return itemsInShortIdOrder(m, w, direction, allWarehouses ? null : wids, request.modifiedSince);
-      const qb = m.createQueryBuilder(StockLevel, 's').select('s.partNo', 'partNo');
-      if (one) {
-        qb.addSelect('s.inStock', 'inStock').addSelect('s.onHold', 'onHold').addSelect('s.available', 'available').where('s.wID = :wid', { wid: wids[0] });
-        if (request.modifiedSince) qb.andWhere('s.modified >= :since', { since: request.modifiedSince });
-      } else {
-        qb.addSelect('SUM(s.inStock)', 'inStock').addSelect('SUM(s.onHold)', 'onHold').addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available').groupBy('s.partNo');
-        // Every warehouse in scope: no filter, so the groups come straight off the primary key in partNo order.
-        if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
-        if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
-      }
-      if (w.seek) {
-        const seek = seekCondition({ column: sum ?? sortBy, key: 's.partNo', direction }, w.seek.way, w.seek, { mysql, decimal: column in SUMS });
-        if (sum) qb.andHaving(seek.sql, seek.parameters);
-        else qb.andWhere(seek.sql, seek.parameters);
-      }
-      qb.orderBy(sortBy, w.direction);
-      if (sortBy !== 's.partNo') qb.addOrderBy('s.partNo', w.direction);
-      if (w.offset) qb.offset(w.offset);
-      return qb.limit(w.limit).getRawMany<StockRow>();
-    };
-    const boundary = (r: StockRow) => ({ value: joined ? r.shortIdKey : column === 's.partNo' ? r.partNo : r[column as 'inStock' | 'onHold' | 'available'], key: r.partNo });
-    const window = await pageWindow(request, () => totalCount, at, list, read, boundary);
-    const { placed, position } = window;
-    const rows = joined ? await withSums(m, window.rows, allWarehouses ? null : wids) : window.rows;
-    const items = await shortIds(m, rows.map((r) => Number(r.partNo)));
-    return new Page(
-      rows.map((r): StockLevelResponseDto => {
-        // Sums of stored values, exact as ten-thousandths whatever their size: no stored data can make a list fail.
-        const inStock = storedTenThousandths(r.inStock);
-        const onHold = storedTenThousandths(r.onHold);
-        const partNo = Number(r.partNo);
-        // No order modules yet: committed, packed, onOrder and aSN are 0 (DECISIONS "Inventory").
-        return {
-          partNo,
-          shortID: items.get(partNo) ?? '',
-          available: fromTenThousandths(inStock - onHold),
-          inStock: fromTenThousandths(inStock),
-          onOrder: 0,
-          onHold: fromTenThousandths(onHold),
-          committed: 0,
-          packed: 0,
-          aSN: 0,
-        };
-      }),
-      totalCount,
-      placed,
-      position,
-    );
+  page(wids: number[], query: PageQueryDto, consistency: Consistency): Promise<Page<StockLevelResponseDto>> {
+    return this.reads.run(consistency, async (db) => {
+      const request = resolvePage(query, STOCK_PAGES);
+      const list = { cursors: this.cursors, filters: ['stock', [...wids].sort((a, b) => a - b)] };
+      const at = requestedCursor(query, request, list);
+      if (!wids.length) return new Page([], 0, request);
+      const { allWarehouses, totalCount } = await this.pages.total(db, wids, request.modifiedSince);
+      const { rows, placed, position } = await this.pages.window(db, wids, allWarehouses, request, at, list, totalCount);
+      const items = await this.items.shortIds(db, rows.map((r) => Number(r.partNo)));
+      return new Page(
+        rows.map((r): StockLevelResponseDto => {
+          // Sums of stored values, exact as ten-thousandths whatever their size: no stored data can make a list fail.
+          const inStock = storedTenThousandths(r.inStock);
+          const onHold = storedTenThousandths(r.onHold);
+          const partNo = Number(r.partNo);
+          // No order modules yet: committed, packed, onOrder and aSN are 0 (DECISIONS "Inventory").
+          return {
+            partNo,
+            shortID: items.get(partNo) ?? '',
+            available: fromTenThousandths(inStock - onHold),
+            inStock: fromTenThousandths(inStock),
+            onOrder: 0,
+            onHold: fromTenThousandths(onHold),
+            committed: 0,
+            packed: 0,
+            aSN: 0,
+          };
+        }),
+        totalCount,
+        placed,
+        position,
+      );
+    });
   }
-}
-
-/**
- * Items with a stock_level row in these warehouses (modified since, if asked),
- * and whether the scope is every warehouse. Without `modifiedSince`: one
- * warehouse or all of them from stock_count, some of them from the stock-set
- * counters; otherwise counted.
- */
-async function total(m: EntityManager, wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
-  const [row] = await m.query(
-    'SELECT (SELECT COUNT(*) FROM warehouse) AS warehouses, (SELECT items FROM stock_count WHERE scope = 0) AS anyWarehouse, (SELECT items FROM stock_count WHERE scope = ?) AS oneWarehouse',
-    [wids[0]],
-  );
-  // The caller's warehouses are distinct and exist: as many as there are means all of them.
-  const allWarehouses = wids.length === Number(row.warehouses);
-  if (!modifiedSince && wids.length === 1) return { allWarehouses, totalCount: Number(row.oneWarehouse ?? 0) };
-  if (!modifiedSince && allWarehouses) return { allWarehouses, totalCount: Number(row.anyWarehouse ?? 0) };
-  const fromSets = modifiedSince ? null : await stockTotal(m, wids);
-  if (fromSets !== null) return { allWarehouses, totalCount: fromSets };
-  const qb = m.createQueryBuilder(StockLevel, 's').select('COUNT(DISTINCT s.partNo)', 'n');
-  if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
-  if (modifiedSince) qb.andWhere('s.modified >= :since', { since: modifiedSince });
-  return { allWarehouses, totalCount: Number((await qb.getRawOne<{ n: string | number }>())?.n ?? 0) };
-}
-
-/**
- * Items in shortID order (their unique index) that have a stock row in
- * these warehouses (null: any) modified since, if asked: the probe is a
- * primary-key read per item, so no sort and no grouping of the scope. The
- * walk passes over items without stock in scope: a warehouse holding few of
- * the catalog's items reads more items per page.
- */
-function itemsInShortIdOrder(m: EntityManager, w: WindowRead, direction: 'ASC' | 'DESC', wids: number[] | null, since: Date | null): Promise<StockRow[]> {
-  const scope = `${wids ? ' AND s.wID IN (:...wids)' : ''}${since ? ' AND s.modified >= :since' : ''}`;
-  const qb = m
-    .createQueryBuilder(Item, 'item')
-    .select('item.partNo', 'partNo')
-    .addSelect('item.shortIdKey', 'shortIdKey')
-    // A scalar probe, not EXISTS: MariaDB would make EXISTS a semi-join starting from the warehouse's rows, then sort them.
-    .where(`(SELECT s.partNo FROM stock_level s WHERE s.partNo = item.partNo${scope} LIMIT 1) IS NOT NULL`, { wids, since });
-  if (w.seek) {
-    const seek = seekCondition({ column: 'item.shortIdKey', key: 'item.partNo', direction, unique: true }, w.seek.way, w.seek, { mysql: false });
-    qb.andWhere(seek.sql, seek.parameters);
-  }
-  qb.orderBy('item.shortIdKey', w.direction);
-  if (w.offset) qb.offset(w.offset);
-  return qb.limit(w.limit).getRawMany<StockRow>();
-}
-
-/** The sums over these warehouses (null: all) of the items of a page read in shortID order. */
-async function withSums(m: EntityManager, rows: StockRow[], wids: number[] | null): Promise<StockRow[]> {
-  if (!rows.length) return rows;
-  const qb = m
-    .createQueryBuilder(StockLevel, 's')
-    .select('s.partNo', 'partNo')
-    .addSelect('SUM(s.inStock)', 'inStock')
-    .addSelect('SUM(s.onHold)', 'onHold')
-    .where('s.partNo IN (:...partNos)', { partNos: rows.map((r) => r.partNo) })
-    .groupBy('s.partNo');
-  if (wids) qb.andWhere('s.wID IN (:...wids)', { wids });
-  const sums = new Map((await qb.getRawMany<StockRow>()).map((r) => [Number(r.partNo), r]));
-  return rows.map((r) => ({ ...r, inStock: sums.get(Number(r.partNo))?.inStock ?? 0, onHold: sums.get(Number(r.partNo))?.onHold ?? 0 }));
-}
-
-async function shortIds(m: EntityManager, partNos: number[]): Promise<Map<number, string>> {
-  if (!partNos.length) return new Map();
-  const found = await m.find(Item, { where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true } });
-  return new Map(found.map((i) => [i.partNo, i.shortID]));
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
-import { Warehouse } from '../auth/auth.entities.js';
-import { TransactionRunner } from '../database/transactions.js';
+import { WarehousesRepository } from './warehouses.repository.js';
 
 /**
  * Warehouse names for lot responses. A warehouse is created once (admin CLI)
@@ -12,12 +10,12 @@ import { TransactionRunner } from '../database/transactions.js';
 export class WarehouseNames {
   private readonly known = new Map<number, string>();
 
-  constructor(private readonly tx: TransactionRunner) {}
+  constructor(private readonly warehouses: WarehousesRepository) {}
 
   async of(wids: Iterable<number>): Promise<Map<number, string>> {
     const wanted = [...new Set(wids)];
     const missing = wanted.filter((w) => !this.known.has(w));
-    if (missing.length) for (const w of await this.tx.reader.find(Warehouse, { where: { wID: In(missing) } })) this.known.set(w.wID, w.name);
+    if (missing.length) for (const w of await this.warehouses.named(missing)) this.known.set(w.wID, w.name);
     return new Map(wanted.filter((w) => this.known.has(w)).map((w) => [w, this.known.get(w)!]));
   }
 
