@@ -16,7 +16,7 @@ import {
   toItemResponse,
   withStatus,
 } from './item.responses.js';
-import { Idempotent } from '../idempotency/idempotency.js';
+import { Idempotent } from '../http/idempotent.js';
 import { ApiAnswer, ApiFailures, oneOf } from '../http/openapi-decorators.js';
 import { AppLogger } from '../http/logger.js';
 import { jsonArrayFile } from '../http/json-array.js';

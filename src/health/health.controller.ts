@@ -5,7 +5,7 @@ import { ApiAnswer } from '../http/openapi-decorators.js';
 import { ErrorResponseDto } from '../http/error.responses.js';
 import { DataSource } from 'typeorm';
 import { ListReads } from '../database/list-reads.js';
-import { Unmetered } from '../auth/guards.js';
+import { Unmetered } from '../http/route-access.js';
 import { DatabaseUnavailable } from '../database/errors.js';
 import { RedisLink } from '../redis/redis-link.js';
 import { DomainError } from '../errors.js';

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CallHandler, createParamDecorator, type ExecutionContext, Inject, Injectable, type NestInterceptor, Optional, UseInterceptors, applyDecorators } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { from, type Observable, of, switchMap } from 'rxjs';
@@ -8,10 +7,13 @@ import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { Conflict, DomainError, ValidationFailed } from '../errors.js';
-import { ApiFailures } from '../http/openapi-decorators.js';
-import { UnitOfWork } from '../http/unit-of-work.js';
+import { type IdempotencyContext, IdempotencyKeys } from '../http/idempotent.js';
 import { IdempotencyRecord } from './idempotency.entity.js';
 import { decodeStored, encodeStored, OMITTED_HEADER, omittedAnswer, STORED_ANSWER_LIMIT_BYTES, type Stored } from './stored-answer.js';
+
+// For src/inventory/inventory.controller.ts, which still imports them from here; their home is http/idempotent.ts
+// (a feature's controller imports no other feature: .dependency-cruiser.cjs).
+export { Idempotent, RequestKey } from '../http/idempotent.js';
 
 /** Injection token: the stored-answer limit in bytes, when not STORED_ANSWER_LIMIT_BYTES (tests make answers over a small one). */
 export const STORED_ANSWER_LIMIT = Symbol('STORED_ANSWER_LIMIT');
@@ -19,21 +21,6 @@ export const STORED_ANSWER_LIMIT = Symbol('STORED_ANSWER_LIMIT');
 const KEEP_MS = 24 * 3600 * 1000;
 /** A pending record this old belongs to a request that died before committing: its key may be used again. */
 const ABANDONED_MS = 60 * 1000;
-
-export interface IdempotencyContext {
-  clientId: string;
-  key: string;
-  keyHash: string;
-  requestHash: string;
-  /** When this request claimed the key (`begin`): its claim, which only it may complete or free. */
-  claimed?: Date;
-}
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    idempotency?: IdempotencyContext;
-  }
-}
 
 export class IdempotencyKeyReused extends DomainError {
   constructor() {
@@ -134,7 +121,7 @@ const REPLAYED_HEADERS = ['Location'];
  * transaction as the change. If the request fails the key is freed again.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements IdempotencyKeys {
   private calls = 0;
 
   constructor(private readonly idempotency: IdempotencyService) {}
@@ -177,31 +164,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 }
-
-/** The Idempotency-Key the request was sent with, once claimed (null without one): the ledger keeps it to trace a change to its request. */
-export const RequestKey = createParamDecorator((_: unknown, context: ExecutionContext): string | null => context.switchToHttp().getRequest<Request>().idempotency?.key ?? null);
-
-/** Marks a POST that honours the Idempotency-Key header; it is a unit of work, which stores the answer with the change. */
-export const Idempotent = () =>
-  applyDecorators(
-    UnitOfWork(),
-    UseInterceptors(IdempotencyInterceptor),
-    ApiHeader({
-      name: 'Idempotency-Key',
-      required: false,
-      description:
-        'Up to 255 characters; a retry with the same key and body within 24 h replays the first response (`Idempotent-Replayed: true`). ' +
-        'An answer too large to store (over 8 MiB even compressed) is replayed with its status and the short body `{message, answerBytes}`, marked `Idempotent-Answer-Omitted: true`',
-    }),
-    ApiFailures(
-      {
-        validation_error: 'an Idempotency-Key that is empty, over 255 characters or holds control characters',
-        conflict: 'a request with this Idempotency-Key is still in progress',
-        idempotency_key_reused: 'this Idempotency-Key was used with another request body',
-      },
-      'idempotency',
-    ),
-  );
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
