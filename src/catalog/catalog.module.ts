@@ -5,12 +5,13 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PageCursors } from '../pagination/cursor.js';
 import { CATALOG_ENTITIES } from './catalog.entities.js';
 import { ItemsController } from './items.controller.js';
+import { ItemsRepository } from './items.repository.js';
 import { ItemsService } from './items.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES), IdempotencyModule, EventsModule],
   controllers: [ItemsController],
-  providers: [ItemsService, PageCursors],
+  providers: [ItemsService, ItemsRepository, PageCursors],
   exports: [ItemsService],
 })
 export class CatalogModule {}

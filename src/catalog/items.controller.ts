@@ -64,7 +64,7 @@ export class ItemsController {
     return (await this.items.list(query, true, consistency)).map(toItemResponse);
   }
 
-  // GET takes a partNo here and DELETE a shortID: one parameter name, typed per operation, so that
+  // The get route takes a partNo here and the delete route a shortID: one parameter name, typed per operation, so that
   // the document has one path (`/Item/{item}`), as clients see it, not two that differ only by a name.
   @Get(':item')
   @RequirePermission(SecurityId.ItemMasterList, 'Get one item by part number')
