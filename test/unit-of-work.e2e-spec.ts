@@ -33,9 +33,9 @@ class TwoWritesController {
       await m.insert(Warehouse, warehouse(body.second));
       return visible;
     });
-    req.unitOfWork!.beforeCommit.push(async (m, answer) => {
+    req.unitOfWork!.beforeCommit.push(async (tx, answer) => {
       if (body.failStep) throw new Error('the step before commit failed');
-      await m.update(Warehouse, { wID: body.second }, { name: `UOW answered ${JSON.stringify(answer)}` });
+      await tx.manager.update(Warehouse, { wID: body.second }, { name: `UOW answered ${JSON.stringify(answer)}` });
     });
     return { seen };
   }

@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { from, type Observable, of, switchMap } from 'rxjs';
-import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
-import { TransactionRunner } from '../database/transactions.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { Conflict, DomainError, ValidationFailed } from '../errors.js';
 import { type IdempotencyContext, IdempotencyKeys } from '../http/idempotent.js';
-import { IdempotencyRecord } from './idempotency.entity.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 import { decodeStored, encodeStored, OMITTED_HEADER, omittedAnswer, STORED_ANSWER_LIMIT_BYTES, type Stored } from './stored-answer.js';
 
 // For src/inventory/inventory.controller.ts, which still imports them from here; their home is http/idempotent.ts
@@ -49,8 +47,7 @@ export class IdempotencyService {
   private readonly limit: number;
 
   constructor(
-    @InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>,
-    private readonly tx: TransactionRunner,
+    private readonly records: IdempotencyRepository,
     @Optional() @Inject(STORED_ANSWER_LIMIT) limit?: number,
   ) {
     this.limit = limit ?? STORED_ANSWER_LIMIT_BYTES;
@@ -62,19 +59,19 @@ export class IdempotencyService {
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        // Claims are writes of their own, before the request's unit of work begins (TransactionRunner.alone).
-        await this.tx.alone((m) => m.insert(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, requestHash: ctx.requestHash, state: 'pending', status: null, body: null, created: now }));
+        // Claims are writes of their own, before the request's unit of work begins.
+        await this.records.claim(ctx, ctx.requestHash, now);
         ctx.claimed = now;
         return null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }
-      const found = await this.records.findOneBy({ clientId: ctx.clientId, keyHash: ctx.keyHash });
+      const found = await this.records.find(ctx);
       if (!found) continue;
       const age = now.getTime() - found.created.getTime();
       const stale = age > KEEP_MS || (found.state === 'pending' && age > ABANDONED_MS);
       if (stale) {
-        await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, created: found.created }));
+        await this.records.delete(ctx, found.created);
         continue;
       }
       if (found.requestHash !== ctx.requestHash) throw new IdempotencyKeyReused();
@@ -90,24 +87,23 @@ export class IdempotencyService {
    * only its status, headers and size, so that an answer too large to store
    * never fails the change it reports.
    */
-  async complete(m: EntityManager, ctx: IdempotencyContext, stored: Stored): Promise<void> {
+  async complete(tx: TransactionContext, ctx: IdempotencyContext, stored: Stored): Promise<void> {
     if (!ctx.claimed) throw new Error('complete() without a claim of this request');
     const body = await encodeStored(stored, this.limit);
     // Only this request's own claim: one left pending past ABANDONED_MS may have been taken over by a retry of the
     // same request, which does the work itself; then this change must not commit too (the unit rolls it back).
-    const result = await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending', created: ctx.claimed }, { state: 'done', status: stored.status, body });
-    if (result.affected !== 1) throw new IdempotentRequestInFlight();
+    if (!(await this.records.complete(tx, ctx, ctx.claimed, stored.status, body))) throw new IdempotentRequestInFlight();
   }
 
   /** The work failed: free the key (this request's claim only) so that the client can try again. */
   async release(ctx: IdempotencyContext): Promise<void> {
     if (!ctx.claimed) return;
-    await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending', created: ctx.claimed }));
+    await this.records.deletePending(ctx, ctx.claimed);
   }
 
   /** Forgets records older than 24 hours (called now and then). */
   async purge(): Promise<void> {
-    await this.tx.alone((m) => m.delete(IdempotencyRecord, { created: LessThan(new Date(Date.now() - KEEP_MS)) }));
+    await this.records.deleteOlderThan(new Date(Date.now() - KEEP_MS));
   }
 }
 
@@ -154,9 +150,9 @@ export class IdempotencyInterceptor implements IdempotencyKeys {
         }
         req.idempotency = ctx;
         // Nest has set the route's status before the interceptors run; the route sets Location itself.
-        unit.beforeCommit.push((m, body) => {
+        unit.beforeCommit.push((tx, body) => {
           const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (res.hasHeader(name) ? [[name, String(res.getHeader(name))]] : [])));
-          return this.idempotency.complete(m, ctx, { status: res.statusCode, body, headers });
+          return this.idempotency.complete(tx, ctx, { status: res.statusCode, body, headers });
         });
         unit.afterRollback.push(() => this.idempotency.release(ctx));
         return next.handle();
