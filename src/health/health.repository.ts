@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { type HealthIndicatorResult, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 
 /** The health checks' statements on the primary database: its plain ping, and the readiness indicator's. */
@@ -16,7 +16,7 @@ export class HealthRepository {
   }
 
   /** The readiness indicator `database`: @nestjs/terminus pings the data source, up to `timeoutMs`. */
-  pingCheck(timeoutMs: number) {
+  pingCheck(timeoutMs: number): PromiseLike<HealthIndicatorResult<'database'>> {
     return this.typeOrm.pingCheck('database', { connection: this.dataSource, timeout: timeoutMs });
   }
 }
