@@ -59,6 +59,8 @@ describe('check:imports', () => {
           'pagination/page-query.dto.ts': "import '../auth/caller.js';", // kernel → features
           'inventory/pick.ts': "import '../bootstrap.js';", // features → edge
           'events/events.service.ts': "import '../inventory/inventory.responses.js';", // events → inventory: kept apart
+          'health/health.controller.ts': "import '../catalog/item.responses.js';", // a controller is its feature's: health → catalog, kept apart
+          'metrics/metrics.controller.ts': "import '../auth/guards.js';", // and the metrics' route is the kernel's: kernel → features
           'database/transactions.ts': "import '../pagination/page-query.dto.js';", // database → kernel, in a file of the transaction runner
           'extra/extra.ts': "import '../errors.js';", // a folder in no layer
         }),
@@ -73,8 +75,10 @@ describe('check:imports', () => {
           ['database-imports-up', 'src/database/case-key.ts', 'src/pagination/page.ts'],
           ['database-imports-up', 'src/database/transactions.ts', 'src/pagination/page-query.dto.ts'],
           ['features-apart', 'src/events/events.service.ts', 'src/inventory/inventory.responses.ts'],
+          ['features-apart', 'src/health/health.controller.ts', 'src/catalog/item.responses.ts'],
           ['features-imports-up', 'src/inventory/pick.ts', 'src/bootstrap.ts'],
           ['in-a-layer', 'src/extra/extra.ts', 'src/errors.ts'],
+          ['kernel-imports-up', 'src/metrics/metrics.controller.ts', 'src/auth/guards.ts'],
           ['kernel-imports-up', 'src/pagination/page-query.dto.ts', 'src/auth/caller.ts'],
         ].sort(),
       );
