@@ -54,7 +54,8 @@ export class WebhookService {
     const types = options.types === undefined ? null : parseTypes(options.types);
     await checkedAddress(url, this.config.webhookAllowPrivate);
     if (!(await this.accounts.clientExists(options.clientId))) {
-      throw new WebhookInputError(`unknown client "${options.clientId.slice(0, 64)}"`);
+      // As a JSON string: a client id given with a line break or other control character stays on the one line the CLI prints.
+      throw new WebhookInputError(`unknown client ${JSON.stringify(options.clientId.slice(0, 64))}`);
     }
     // Events committed before now get their seqs first, so that the position read below is after all of them.
     await this.sequencer.claim();
