@@ -154,6 +154,22 @@ module.exports = {
       from: { path: '^src/', pathNot: [...LAYERS.flatMap((l) => l.paths), SPECS] },
       to: {},
     },
+    {
+      // A file in no layer that imports nothing of src/ escapes the rule above: its importers are named here.
+      name: 'into-no-layer',
+      comment: 'No file of src/ imports a file in no layer (LAYERS in .dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [...LAYERS.flatMap((l) => l.paths), SPECS] },
+    },
+    {
+      // And one that neither imports nor is imported.
+      name: 'alone-in-no-layer',
+      comment: 'Every file of src/ belongs to a layer, even one nothing imports (LAYERS in .dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { orphan: true, path: '^src/', pathNot: [...LAYERS.flatMap((l) => l.paths), SPECS, '[.]d[.]ts$'] },
+      to: {},
+    },
     ...layerRules(),
     ...featureRules(),
   ],
