@@ -1,5 +1,8 @@
 import { tracingChannel } from 'node:diagnostics_channel';
 import request from 'supertest';
+import { Item } from '../src/catalog/catalog.entities.js';
+import { countsTotal } from '../src/database/counters.js';
+import { MAX_PAGE_SIZE, paginate } from '../src/pagination/page.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
@@ -141,6 +144,22 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
     // Two pages of each list, each total read once, in a query of its own.
     expect(counters.length).toBe(6);
     for (const q of counters) expect(q).toMatch(/^SELECT scope, SUM\(n\) AS n FROM list_count WHERE [^;]*$/);
+  });
+
+  it("reads a page's total on the manager it is given, in that manager's transaction, where the page's keys are read", async () => {
+    const runner = t.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const m = runner.manager;
+      // A counter of a list of its own, not committed: only reads in this transaction see it.
+      await m.query("INSERT INTO list_count (list, scope, slot, n) VALUES ('probe', 'all', 0, 7)");
+      const spec = { maxPageSize: MAX_PAGE_SIZE.standard, sortable: {}, defaultSort: { column: 'item.partNo', direction: 'ASC' as const }, tiebreak: 'item.partNo', modifiedColumn: 'item.modified' };
+      const page = await paginate(m, m.createQueryBuilder(Item, 'item').where('item.partNo < 0'), {}, spec, { total: countsTotal('probe') });
+      expect({ totalCount: page.totalCount, value: page.value }).toEqual({ totalCount: 7, value: [] });
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 
   it('counts a move between two warehouses of the scope once in the ledger list', async () => {

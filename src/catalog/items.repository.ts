@@ -63,7 +63,7 @@ export class ItemsRepository {
       if (!includeDiscontinued) qb.where('item.discontinued = 0');
       const scope = includeDiscontinued ? 'all' : 'active';
       const total = query.modifiedSince ? undefined : countsTotal('items', [scope]);
-      return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
+      return paginate(m, qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
     });
   }
 

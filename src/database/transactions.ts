@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { DataSource, type EntityManager, type SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
+import { isMysql } from './dialect.js';
 import { isGaleraNode } from './galera.js';
 import { beginMysql } from './mysql-begin.js';
 import { DatabaseMetrics } from './reporting.js';
@@ -72,8 +73,9 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.budget;
   }
 
+  /** Whether the service's database is MySQL/MariaDB (`isMysql`, dialect.ts). */
   get isMysql(): boolean {
-    return this.dataSource.options.type === 'mysql';
+    return isMysql(this.dataSource);
   }
 
   async onModuleInit(): Promise<void> {

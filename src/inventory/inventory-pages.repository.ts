@@ -56,14 +56,14 @@ export class InventoryPagesRepository {
   ): Promise<Page<R>> {
     const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
     if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
-    return paginate(qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, answer) });
+    return paginate(m, qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, answer) });
   }
 
   /** A page of the ledger rows out of or into these warehouses (of item `partNo` when given). */
   ledgerPage(m: EntityManager, wids: number[], partNo: number | undefined, query: PageQuery, list: ListPaging, total: TotalStatement | undefined): Promise<Page<LedgerEntry>> {
     const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
     if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
-    return paginate(qb, query, LEDGER_PAGES, { ...list, total });
+    return paginate(m, qb, query, LEDGER_PAGES, { ...list, total });
   }
 }
 

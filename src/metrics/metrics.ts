@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
+import { isMysql } from '../database/dialect.js';
 import type { DatabaseMetrics, ListReadSource, RetryCause } from '../database/reporting.js';
 
 /** The write routes whose committed answers count as stock operations, by route template. */
@@ -160,6 +161,6 @@ interface PoolCounts {
   _connectionQueue?: { length: number };
 }
 function mysqlPool(dataSource: DataSource): PoolCounts | null {
-  if (dataSource.options.type !== 'mysql') return null;
+  if (!isMysql(dataSource)) return null;
   return ((dataSource.driver as unknown as { pool?: PoolCounts }).pool ?? null) as PoolCounts | null;
 }

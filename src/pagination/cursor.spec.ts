@@ -89,7 +89,7 @@ describe('paginate by cursor on a real database', () => {
   });
   afterAll(() => ds.destroy());
 
-  const page = (query: PageQueryDto) => paginate(ds.getRepository(Row).createQueryBuilder('row'), { pageSize: 4, ...query }, SPEC, { cursors: c, filters: ['rows'] });
+  const page = (query: PageQueryDto) => paginate(ds.manager, ds.getRepository(Row).createQueryBuilder('row'), { pageSize: 4, ...query }, SPEC, { cursors: c, filters: ['rows'] });
   const cursorIn = (p: Page<Row>, rel: 'next' | 'prev') => (rel === 'next' ? p.nextCursor : p.prevCursor);
 
   it('walks forward by next and back by prev over the same pages as page numbers give', async () => {

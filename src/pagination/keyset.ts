@@ -1,3 +1,4 @@
+import { decimalParameter } from '../database/dialect.js';
 import type { TotalStatement } from '../database/total-statement.js';
 import { cursorContext, type CursorPosition, type PageCursors, type Way } from './cursor.js';
 import type { Direction, PagePosition, PageRequest } from './page-request.js';
@@ -22,9 +23,11 @@ export interface ListPaging {
  *
  * (`<` for descending, and the other way for before; `key >= :k` when the
  * boundary row is included). Sorting by the primary key alone it is key > :k,
- * by a unique column alone column > :v. `decimal` compares a MySQL decimal as a decimal:
- * the boundary value is sent as text, which MySQL would otherwise compare as
- * a double. Works in WHERE and, over aggregates, in HAVING.
+ * by a unique column alone column > :v. `decimal` compares the boundary
+ * value with a decimal column as a decimal (`decimalParameter`,
+ * database/dialect.ts: the value is sent as text, which MySQL would
+ * otherwise compare as a double); `mysql` is the dialect's (`isMysql`).
+ * Works in WHERE and, over aggregates, in HAVING.
  */
 export function seekCondition(
   order: { column: string; key: string; direction: Direction; unique?: boolean },
@@ -36,7 +39,7 @@ export function seekCondition(
   const [strict, loose] = forward ? ['>', '>='] : ['<', '<='];
   const last = at.inclusive ? loose : strict;
   if (order.column === order.key) return { sql: `${order.key} ${last} :seekKey`, parameters: { seekKey: at.key } };
-  const v = dialect.mysql && dialect.decimal ? 'CAST(:seekValue AS DECIMAL(40,4))' : ':seekValue';
+  const v = dialect.decimal ? decimalParameter('seekValue', dialect.mysql) : ':seekValue';
   if (order.unique) return { sql: `${order.column} ${last} ${v}`, parameters: { seekValue: at.value } };
   return {
     sql: `${order.column} ${loose} ${v} AND (${order.column} ${strict} ${v} OR ${order.key} ${last} :seekKey)`,

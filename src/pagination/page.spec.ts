@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+import { Column, DataSource, Entity, type Logger, PrimaryColumn } from 'typeorm';
 import { ValidationFailed } from '../errors.js';
 import { ApiValidationPipe } from '../http/validation.pipe.js';
 import { linkHeader } from './page-headers.interceptor.js';
@@ -164,9 +164,13 @@ class Row {
 
 describe('paginate on a real database', () => {
   let ds: DataSource;
+  // Each statement sent, as TypeORM's Logger hands it over.
+  const sent: string[] = [];
+  const none = () => undefined;
+  const logger: Logger = { logQuery: (sql) => sent.push(sql), logQueryError: none, logQuerySlow: none, logSchemaBuild: none, logMigration: none, log: none };
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Row] });
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Row], logger });
     await ds.initialize();
     await ds.query('CREATE TABLE "row" (id INTEGER PRIMARY KEY, shortID TEXT, created TEXT, modified TEXT)');
     // 23 rows sharing only 3 sort values, inserted out of id order: the order
@@ -180,7 +184,7 @@ describe('paginate on a real database', () => {
   const walk = async (query: PageQueryDto) => {
     const ids: number[] = [];
     for (let page = 1; ; page++) {
-      const result = await paginate(ds.getRepository(Row).createQueryBuilder('row'), { ...query, page, pageSize: 4 }, SPEC);
+      const result = await paginate(ds.manager, ds.getRepository(Row).createQueryBuilder('row'), { ...query, page, pageSize: 4 }, SPEC);
       ids.push(...result.value.map((r) => r.id));
       if (!result.hasMore) return { ids, result };
     }
@@ -205,5 +209,20 @@ describe('paginate on a real database', () => {
     const { ids, result } = await walk({ modifiedSince: new Date('2026-01-20T10:00:00.000Z') });
     expect(result.totalCount).toBe(4);
     expect(ids.sort((a, b) => a - b)).toEqual([20, 21, 22, 23]);
+  });
+
+  // That it is sent in the manager's transaction, where the keys are read: test/list-counts.e2e-spec.ts (one connection here).
+  it("sends the list's total statement first, then the page's keys, then its rows, and takes the total it reads", async () => {
+    const total = { sql: 'SELECT COUNT(*) + ? AS n FROM "row"', params: [100], total: (rows: Array<Record<string, unknown>>) => Number(rows[0].n) };
+    sent.splice(0);
+    const result = await paginate(ds.manager, ds.manager.createQueryBuilder(Row, 'row'), { pageSize: 4 }, SPEC, { total });
+    expect(sent).toEqual([total.sql, expect.stringContaining('LIMIT 4'), expect.stringContaining('IN (')]);
+    expect(result.totalCount).toBe(123);
+    expect(result.value).toHaveLength(4);
+  });
+
+  it('refuses a query builder not built on the manager given', async () => {
+    const other = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Row] });
+    await expect(paginate(other.manager, ds.manager.createQueryBuilder(Row, 'row'), {}, SPEC)).rejects.toThrow('not built on the manager given');
   });
 });

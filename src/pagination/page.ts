@@ -1,11 +1,11 @@
-import type { ObjectLiteral, QueryRunner, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { isMysql } from '../database/dialect.js';
 import { cursorContext, type CursorPosition } from './cursor.js';
 import { type ListPaging, pageWindow, seekCondition, type WindowRead } from './keyset.js';
 import type { Direction, PagePosition, PageQuery, PageRequest } from './page-request.js';
 
 /** What a list hands paginate and requestedCursor besides its PageSpec (declared beside pageWindow, which takes it too). */
 export type { ListPaging } from './keyset.js';
-/** Exported here for database/counters.ts (a known exception in .dependency-cruiser.cjs): its home is database/total-statement.ts. */
 
 /** Maximum page size per kind of endpoint (spec "Limits / Maximum page size"). */
 export const MAX_PAGE_SIZE = { standard: 250, orders: 50, reports: 1000 } as const;
@@ -112,8 +112,14 @@ interface Key {
  * after (or before) the cursor's row (keyset: as cheap on page 4,000 as on
  * page 1); with `page` alone they are an OFFSET. Either way the page gets the
  * cursors of its neighbours (pageWindow), so following `next` seeks.
+ *
+ * `m` is the manager the list reads through (the one ListReads.run gives) and
+ * `qb` is built on it (`m.createQueryBuilder`): the total statement runs as
+ * `m.query`, so it reads where the page's keys and rows are read (the replica
+ * or the primary, and `m`'s transaction when it has one).
  */
 export async function paginate<T extends ObjectLiteral, R = T>(
+  m: EntityManager,
   qb: SelectQueryBuilder<T>,
   query: PageQuery,
   spec: PageSpec,
@@ -122,15 +128,14 @@ export async function paginate<T extends ObjectLiteral, R = T>(
     rows?: (keys: unknown[]) => Promise<Map<string, R>>;
   } = {},
 ): Promise<Page<R>> {
+  if (qb.dataSource !== m.dataSource) throw new Error('paginate: the query builder is not built on the manager given');
   const request = resolvePage(query, spec);
   const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
-  const mysql = qb.connection.options.type === 'mysql';
-  // The query runner of the manager the list was built on (none outside a transaction: the data source's pool).
-  const runner = (qb as unknown as { queryRunner?: QueryRunner }).queryRunner;
+  const mysql = isMysql(m);
   let totalCount: number | undefined;
   if (typeof list.total === 'number') totalCount = list.total;
-  else if (list.total) totalCount = list.total.total(await qb.connection.query(list.total.sql, list.total.params, runner));
+  else if (list.total) totalCount = list.total.total(await m.query(list.total.sql, list.total.params));
   else totalCount = await countRows(qb);
   const [[column, direction], tiebreak] = request.order;
   const read = async (w: WindowRead): Promise<Key[]> => {
