@@ -11,6 +11,8 @@ import { jsonTextFile } from '../http/json-array.js';
 import { AppLogger } from '../http/logger.js';
 import { ListRead, ReadConsistency } from '../http/consistency.js';
 import type { Consistency } from '../database/list-reads.js';
+import { AllocatedResponseDto, AllocationCancelledResponseDto, AllocationExpiredResponseDto, PackedResponseDto } from '../inventory/allocation.responses.js';
+import { ExpectationCancelledResponseDto, ExpectationShippedResponseDto, ExpectedResponseDto } from '../inventory/expectation.responses.js';
 import {
   CountedResponseDto,
   HeldResponseDto,
@@ -30,13 +32,24 @@ import { EventSequencer } from './sequencer.js';
  * the Item). They are put together here, at the edge, the one layer that may
  * import both the feed and the features that publish events.
  */
-const EVENTS: Array<[EventType, Type<object>, string]> = [
-  ['stock.received', StockEventData(ReceivedResponseDto, 'StockReceivedData'), 'StockReceivedEvent'],
-  ['stock.issued', StockEventData(IssuedResponseDto, 'StockIssuedData'), 'StockIssuedEvent'],
+const EVENTS: Array<[EventType, Type<object> | Array<Type<object>>, string]> = [
+  [
+    'stock.received',
+    [StockEventData(ReceivedResponseDto, 'StockReceivedData'), StockEventData(ReceivedResponseDto, 'StockReceivedAgainstExpectationData', { document: 'expectationId' })],
+    'StockReceivedEvent',
+  ],
+  ['stock.issued', [StockEventData(IssuedResponseDto, 'StockIssuedData'), StockEventData(IssuedResponseDto, 'StockIssuedFromAllocationData', { document: 'allocationId' })], 'StockIssuedEvent'],
   ['stock.moved', StockEventData(MovedResponseDto, 'StockMovedData'), 'StockMovedEvent'],
   ['stock.held', StockEventData(HeldResponseDto, 'StockHeldData'), 'StockHeldEvent'],
   ['stock.released', StockEventData(ReleasedResponseDto, 'StockReleasedData'), 'StockReleasedEvent'],
   ['stock.counted', StockEventData(CountedResponseDto, 'StockCountedData'), 'StockCountedEvent'],
+  ['stock.allocated', StockEventData(AllocatedResponseDto, 'StockAllocatedData'), 'StockAllocatedEvent'],
+  ['stock.packed', StockEventData(PackedResponseDto, 'StockPackedData'), 'StockPackedEvent'],
+  ['allocation.cancelled', StockEventData(AllocationCancelledResponseDto, 'AllocationCancelledData'), 'AllocationCancelledEvent'],
+  ['allocation.expired', StockEventData(AllocationExpiredResponseDto, 'AllocationExpiredData', { byService: true }), 'AllocationExpiredEvent'],
+  ['stock.expected', StockEventData(ExpectedResponseDto, 'StockExpectedData'), 'StockExpectedEvent'],
+  ['expectation.shipped', StockEventData(ExpectationShippedResponseDto, 'ExpectationShippedData'), 'ExpectationShippedEvent'],
+  ['expectation.cancelled', StockEventData(ExpectationCancelledResponseDto, 'ExpectationCancelledData'), 'ExpectationCancelledEvent'],
   ['item.created', ItemResponseDto, 'ItemCreatedEvent'],
   ['item.updated', ItemResponseDto, 'ItemUpdatedEvent'],
   ['item.discontinued', ItemResponseDto, 'ItemDiscontinuedEvent'],
