@@ -445,6 +445,11 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
       // Per warehouse too.
       const inOne = await follow(t, admin.bearer, `/api/v1/Inventory/Allocations/1?itemID=${itemID}&pageSize=3`, 'next');
       expect(inOne.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
+      // A filtered list's links keep its filters: walked by next, it is the filtered list.
+      const open = await follow(t, admin.bearer, `${base}&state=open&pageSize=2`, 'next');
+      expect(open.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
+      const byReference = (await getPage(t, admin.bearer, `${base}&pageSize=250`)).rows[0].reference as string;
+      expect((await follow(t, admin.bearer, `/api/v1/Inventory/Allocations?reference=${byReference}&pageSize=1`, 'next')).flatMap((p) => p.rows.map((r) => r.id))).toEqual([whole[0]]);
 
       const refused = async (url: string) => {
         const res = await request(t.http).get(url).set('Authorization', admin.bearer);
