@@ -58,7 +58,10 @@
  * 13. Expiry runs every ALLOCATION_EXPIRY_INTERVAL_SECONDS (the implementation
  *     provides the variable; the contract's bound is 60 s); this spec's app sets
  *     it to 1. An allocation whose units are all packed stays open past its
- *     `expiresAt`, its packed units untouched.
+ *     `expiresAt`, its packed units untouched. (One partly packed when it
+ *     expires keeps its packed units and stays open with them alone: its
+ *     unpacked units are released, `units` becoming shipped + packed; that,
+ *     several instances and a restart are test/allocation-expiry.e2e-spec.ts.)
  * 14. While `available` is negative, an Issue against an allocation still ships
  *     from it (it is not a plain Issue), and a Receive brings `available` back up.
  */

@@ -68,7 +68,7 @@ export function planPack(a: Allocation, units: number, of: Of): DocumentChange<A
   if (a.state !== 'open') throw new AllocationClosed(a);
   const committed = allocationCommitted(a);
   if (exact(units) > exact(committed)) throw new InsufficientStock(of.shortId, a.wID, units, committed);
-  return { after: { ...a, packed: add(a.packed, units) }, delta: { committed: -units, packed: units } };
+  return { after: { ...a, packed: add(a.packed, units) }, delta: { committed: neg(units), packed: units } };
 }
 
 /**
@@ -85,13 +85,13 @@ export function planShipment(a: Allocation, units: number, of: Of): DocumentChan
   const fromCommitted = fromTenThousandths(exact(units) - exact(fromPacked));
   const shipped = add(a.shipped, units);
   const after: Allocation = { ...a, packed: fromTenThousandths(exact(a.packed) - exact(fromPacked)), shipped, state: exact(shipped) >= exact(a.units) ? 'done' : 'open' };
-  return { after, delta: { committed: -fromCommitted, packed: -fromPacked } };
+  return { after, delta: { committed: neg(fromCommitted), packed: neg(fromPacked) } };
 }
 
 /** Cancel: what is left, committed and packed, goes back to available. */
 export function planAllocationCancel(a: Allocation): DocumentChange<Allocation> {
   if (a.state !== 'open') throw new AllocationClosed(a);
-  return { after: { ...a, state: 'cancelled' }, delta: { committed: -allocationCommitted(a), packed: -a.packed } };
+  return { after: { ...a, state: 'cancelled' }, delta: { committed: neg(allocationCommitted(a)), packed: neg(a.packed) } };
 }
 
 /**
@@ -107,7 +107,7 @@ export function planExpiry(a: Allocation, now: Date): DocumentChange<Allocation>
   const committed = allocationCommitted(a);
   if (exact(committed) <= 0n) return null;
   const after: Allocation = exact(a.packed) > 0n ? { ...a, units: add(a.shipped, a.packed) } : { ...a, state: 'cancelled' };
-  return { after, delta: { committed: -committed } };
+  return { after, delta: { committed: neg(committed) } };
 }
 
 /** The stock_level figure an expectation's left units count in: onOrder while ordered, aSN once shipped. */
@@ -125,7 +125,7 @@ export function planReceipt(e: Expectation, units: number): DocumentChange<Expec
   const counted = exact(units) < exact(left) ? units : left;
   const received = add(e.received, units);
   const after: Expectation = { ...e, received, state: exact(received) >= exact(e.units) ? 'done' : 'open' };
-  return { after, delta: { [stageFigure(e)]: -counted } };
+  return { after, delta: { [stageFigure(e)]: neg(counted) } };
 }
 
 /** Ship: what is left moves from onOrder to aSN (nothing moves when it is shipped already). */
@@ -133,13 +133,18 @@ export function planExpectationShipment(e: Expectation): DocumentChange<Expectat
   if (e.state !== 'open') throw new ExpectationClosed(e);
   if (e.stage === 'shipped') return { after: e, delta: {} };
   const left = expectationLeft(e);
-  return { after: { ...e, stage: 'shipped' }, delta: { onOrder: -left, aSN: left } };
+  return { after: { ...e, stage: 'shipped' }, delta: { onOrder: neg(left), aSN: left } };
 }
 
 /** Cancel: what is left is no longer expected. */
 export function planExpectationCancel(e: Expectation): DocumentChange<Expectation> {
   if (e.state !== 'open') throw new ExpectationClosed(e);
-  return { after: { ...e, state: 'cancelled' }, delta: { [stageFigure(e)]: -expectationLeft(e) } };
+  return { after: { ...e, state: 'cancelled' }, delta: { [stageFigure(e)]: neg(expectationLeft(e)) } };
+}
+
+/** −value, never −0 (a delta of 0 is 0 in every answer and statement). */
+function neg(value: number): number {
+  return value === 0 ? 0 : -value;
 }
 
 function add(a: number, b: number): number {
