@@ -23,6 +23,11 @@ export interface DocumentFilter {
   state?: DocumentState;
 }
 
+/** A repository of a document that pages (AllocationsRepository, ExpectationsRepository), as DocumentQueries pages either. */
+export interface DocumentPages<D> {
+  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQueryDto, list: ListPaging): Promise<Page<D>>;
+}
+
 /** An allocation with its item's shortID, read without a lock. */
 export type AllocationRow = Allocation & { shortID: string };
 
@@ -36,7 +41,7 @@ export type DueAllocation = Pick<Allocation, 'id' | 'partNo' | 'wID'> & { shortI
  * TransactionRunner's reader; a list's on the manager its ListReads.run gave.
  */
 @Injectable()
-export class AllocationsRepository {
+export class AllocationsRepository implements DocumentPages<Allocation> {
   constructor(private readonly tx: TransactionRunner) {}
 
   /** The allocation and its item's shortID, not locked; null when there is none. */

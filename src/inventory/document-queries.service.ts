@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
@@ -7,7 +6,7 @@ import { PageCursors } from '../pagination/cursor.js';
 import { type ListPaging, Page, type PageSpec, requestedCursor, resolvePage } from '../pagination/page.js';
 import type { AllocationQueryDto } from './allocation.dto.js';
 import { type AllocationResponseDto, toAllocationResponse } from './allocation.responses.js';
-import { ALLOCATION_PAGES, AllocationsRepository, type DocumentFilter } from './allocations.repository.js';
+import { ALLOCATION_PAGES, AllocationsRepository, type DocumentPages } from './allocations.repository.js';
 import type { ExpectationQueryDto } from './expectation.dto.js';
 import { type ExpectationResponseDto, toExpectationResponse } from './expectation.responses.js';
 import { EXPECTATION_PAGES, ExpectationsRepository } from './expectations.repository.js';
@@ -32,11 +31,11 @@ export class DocumentQueries {
   ) {}
 
   allocationPage(wids: number[], query: AllocationQueryDto, consistency: Consistency): Promise<Page<AllocationResponseDto>> {
-    return this.page('allocations', ALLOCATION_PAGES, wids, query, consistency, (db, filter, list) => this.allocations.page(db, wids, filter, query, list), toAllocationResponse);
+    return this.page('allocations', ALLOCATION_PAGES, this.allocations, wids, query, consistency, toAllocationResponse);
   }
 
   expectationPage(wids: number[], query: ExpectationQueryDto, consistency: Consistency): Promise<Page<ExpectationResponseDto>> {
-    return this.page('expectations', EXPECTATION_PAGES, wids, query, consistency, (db, filter, list) => this.expectations.page(db, wids, filter, query, list), toExpectationResponse);
+    return this.page('expectations', EXPECTATION_PAGES, this.expectations, wids, query, consistency, toExpectationResponse);
   }
 
   async allocation(caller: Caller, rawId: string): Promise<AllocationResponseDto> {
@@ -61,10 +60,10 @@ export class DocumentQueries {
   private page<D extends { partNo: number }, R>(
     name: string,
     spec: PageSpec,
+    pages: DocumentPages<D>,
     wids: number[],
     query: AllocationQueryDto | ExpectationQueryDto,
     consistency: Consistency,
-    read: (db: EntityManager, filter: DocumentFilter, list: ListPaging) => Promise<Page<D>>,
     answer: (document: D, shortID: string) => R,
   ): Promise<Page<R>> {
     return this.reads.run(consistency, async (db) => {
@@ -77,7 +76,7 @@ export class DocumentQueries {
         requestedCursor(query, request, list);
         return new Page<R>([], 0, request);
       }
-      const page = await read(db, { partNo, reference: query.reference, state: query.state }, list);
+      const page = await pages.page(db, wids, { partNo, reference: query.reference, state: query.state }, query, list);
       const names = await this.items.shortIds(db, page.value.map((d) => d.partNo));
       return page.map((d) => answer(d, names.get(d.partNo) ?? ''));
     });

@@ -5,7 +5,7 @@ import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
-import type { DocumentFilter } from './allocations.repository.js';
+import type { DocumentFilter, DocumentPages } from './allocations.repository.js';
 import { Expectation } from './documents.entities.js';
 
 /** How an expectation page sorts and pages. */
@@ -27,7 +27,7 @@ export type ExpectationRow = Expectation & { shortID: string };
  * reader; a list's on the manager its ListReads.run gave.
  */
 @Injectable()
-export class ExpectationsRepository {
+export class ExpectationsRepository implements DocumentPages<Expectation> {
   constructor(private readonly tx: TransactionRunner) {}
 
   /** The expectation and its item's shortID, not locked; null when there is none. */
