@@ -31,26 +31,26 @@ const LAYERS = [
     paths: [
       // The process entries, the OpenAPI document, every entity for the TypeORM CLI.
       '^src/(main|bootstrap|cli|openapi|entities)[.]ts$',
-      // The Nest modules (they wire the rest) and the controllers, in whatever folder.
+      // The Nest modules, in whatever folder: they wire the rest. (A controller is its feature's.)
       '^src/.+[.]module[.]ts$',
-      '^src/.+[.]controller[.]ts$',
-      // How a request comes in and its answer or failure goes out; the Consistency header.
-      '^src/http/(front|request-context|express-adapter|client-errors|exception[.]filter|consistency)[.]ts$',
+      // How a request comes in and its answer or failure goes out.
+      '^src/http/(front|request-context|express-adapter|client-errors|exception[.]filter)[.]ts$',
     ],
   },
   {
     name: 'features',
     paths: [
-      // What the service does, a folder each: services, DTOs, answers, entities, their own queries.
+      // What the service does, a folder each: controllers, services, repositories, DTOs, answers, entities.
       `^src/(${Object.keys(FEATURES).join('|')})/`,
     ],
   },
   {
     name: 'kernel',
     paths: [
-      // What features share and publish, knowing no feature: pagination, the metrics, the Redis
-      // link, and the rest of http/: the logger, field validators and the validation pipe, OpenAPI
-      // decorators, error bodies, datetimes, streamed JSON, a write request's unit of work, the route list.
+      // What features share and publish, knowing no feature: pagination, the metrics and its route, the
+      // Redis link, and the rest of http/: the logger, field validators and the validation pipe, OpenAPI
+      // decorators, error bodies, datetimes, streamed JSON, a write request's unit of work, the route list,
+      // the routes' marks (public, unmetered, Idempotency-Key, the Consistency header).
       '^src/(pagination|metrics|redis|http)/',
       // Exact quantities; the events contract (event types, a change's event, the recorder).
       '^src/(quantity|event-contract)[.]ts$',
@@ -152,6 +152,22 @@ module.exports = {
       comment: 'Every file of src/ belongs to a layer (LAYERS in .dependency-cruiser.cjs)',
       severity: 'error',
       from: { path: '^src/', pathNot: [...LAYERS.flatMap((l) => l.paths), SPECS] },
+      to: {},
+    },
+    {
+      // A file in no layer that imports nothing of src/ escapes the rule above: its importers are named here.
+      name: 'into-no-layer',
+      comment: 'No file of src/ imports a file in no layer (LAYERS in .dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [...LAYERS.flatMap((l) => l.paths), SPECS] },
+    },
+    {
+      // And one that neither imports nor is imported.
+      name: 'alone-in-no-layer',
+      comment: 'Every file of src/ belongs to a layer, even one nothing imports (LAYERS in .dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { orphan: true, path: '^src/', pathNot: [...LAYERS.flatMap((l) => l.paths), SPECS, '[.]d[.]ts$'] },
       to: {},
     },
     ...layerRules(),

@@ -20,9 +20,11 @@ import { seed, type Seeded, seededBefore } from './seed.js';
  * Scenarios: `point` (GET /Item/<partNo>), `receive` (POST /Inventory/Receive),
  * `issue` (POST /Inventory/Issue of 0.0001 on distinct items), `lots` (GET
  * /Inventory page 1 of 250); a setting's cost: `point-no-metrics`
- * (METRICS_ENABLED=false), `receive-no-events` (EVENTS_ENABLED=false); and the
- * ceilings of the same work from ceilings.ts: `raw-point` (b), `raw-receive`
- * (d), `raw-issue` (g), `raw-lots` (c), `nest` (a).
+ * (METRICS_ENABLED=false), `receive-no-events` (EVENTS_ENABLED=false),
+ * `receive-no-log` (LOG_LEVEL=warn: no request log line), `receive-bare` (all
+ * three off); and the ceilings of the same work from ceilings.ts: `raw-point`
+ * (b), `raw-receive` (d), `raw-issue` (g), `raw-lots` (c), `nest` (a), and
+ * `stack-receive` (e), the stack's floor for a Receive.
  * Needs valgrind (Debian's package `valgrind`).
  */
 const { values: args } = parseArgs({
@@ -61,6 +63,14 @@ function scenarios(s: Seeded): Record<string, Scenario> {
     receive: { what: 'POST /Inventory/Receive', argv: service, auth: true, send: receive },
     'point-no-metrics': { what: 'GET /Item/<partNo>, METRICS_ENABLED=false', argv: service, auth: true, env: { METRICS_ENABLED: 'false' }, send: pointRead },
     'receive-no-events': { what: 'POST /Inventory/Receive, EVENTS_ENABLED=false', argv: service, auth: true, env: { EVENTS_ENABLED: 'false' }, send: receive },
+    'receive-no-log': { what: 'POST /Inventory/Receive, LOG_LEVEL=warn (no request log line)', argv: service, auth: true, env: { LOG_LEVEL: 'warn' }, send: receive },
+    'receive-bare': {
+      what: 'POST /Inventory/Receive, EVENTS_ENABLED=false, METRICS_ENABLED=false, LOG_LEVEL=warn',
+      argv: service,
+      auth: true,
+      env: { EVENTS_ENABLED: 'false', METRICS_ENABLED: 'false', LOG_LEVEL: 'warn' },
+      send: receive,
+    },
     issue: {
       what: 'POST /Inventory/Issue, distinct items',
       argv: service,
@@ -78,6 +88,12 @@ function scenarios(s: Seeded): Record<string, Scenario> {
     'raw-receive': {
       what: "ceiling (d): node:http + mysql2, Receive's transaction",
       argv: raw,
+      auth: false,
+      send: (k) => ({ path: '/receive', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 1 }) }),
+    },
+    'stack-receive': {
+      what: "ceiling (e): NestJS + class-validator + TypeORM, Receive's transaction",
+      argv: ['dist/bench/ceilings.js', 'stack', String(PORT), DB_URL],
       auth: false,
       send: (k) => ({ path: '/receive', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 1 }) }),
     },

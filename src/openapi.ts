@@ -1,14 +1,66 @@
-import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { INestApplication, Type } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiSchema, DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ItemResponseDto } from './catalog/item.responses.js';
 import { ERROR_STATUS } from './errors.js';
+import type { EventType } from './event-contract.js';
+import { EVENT_PAGE, EventOf, type EventPage, type EventResponseDto, StockEventData } from './events/events.responses.js';
 import { ConflictDetailsDto, ErrorResponseDto, RateLimitedResponseDto } from './http/error.responses.js';
-import type { FailureCode, Failures } from './http/openapi-decorators.js';
+import { ApiBoolean, ApiInteger, type FailureCode, type Failures } from './http/openapi-decorators.js';
+import { AllocatedResponseDto, AllocationCancelledResponseDto, AllocationExpiredResponseDto, PackedResponseDto } from './inventory/allocation.responses.js';
+import { ExpectationCancelledResponseDto, ExpectationShippedResponseDto, ExpectedResponseDto } from './inventory/expectation.responses.js';
+import {
+  CountedResponseDto,
+  HeldResponseDto,
+  IssuedResponseDto,
+  MovedResponseDto,
+  ReceivedResponseDto,
+  ReleasedResponseDto,
+} from './inventory/inventory.responses.js';
 
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type ResponseObject = OperationObject['responses'][string];
 
 export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
 export const DOCS_PATH = 'api/docs';
+
+/*
+ * The feed's schemas name the answers of the operations the events describe
+ * (a stock event's data is its operation's answer and more; an item event's,
+ * the Item). They are put together here, at the edge, the one layer that may
+ * import both the feed and the features that publish events; GET /Events
+ * refers to the page by its name (EVENT_PAGE).
+ */
+const EVENTS: Array<[EventType, Type<object> | Array<Type<object>>, string]> = [
+  [
+    'stock.received',
+    [StockEventData(ReceivedResponseDto, 'StockReceivedData'), StockEventData(ReceivedResponseDto, 'StockReceivedAgainstExpectationData', { document: 'expectationId' })],
+    'StockReceivedEvent',
+  ],
+  ['stock.issued', [StockEventData(IssuedResponseDto, 'StockIssuedData'), StockEventData(IssuedResponseDto, 'StockIssuedFromAllocationData', { document: 'allocationId' })], 'StockIssuedEvent'],
+  ['stock.moved', StockEventData(MovedResponseDto, 'StockMovedData'), 'StockMovedEvent'],
+  ['stock.held', StockEventData(HeldResponseDto, 'StockHeldData'), 'StockHeldEvent'],
+  ['stock.released', StockEventData(ReleasedResponseDto, 'StockReleasedData'), 'StockReleasedEvent'],
+  ['stock.counted', StockEventData(CountedResponseDto, 'StockCountedData'), 'StockCountedEvent'],
+  ['stock.allocated', StockEventData(AllocatedResponseDto, 'StockAllocatedData'), 'StockAllocatedEvent'],
+  ['stock.packed', StockEventData(PackedResponseDto, 'StockPackedData'), 'StockPackedEvent'],
+  ['allocation.cancelled', StockEventData(AllocationCancelledResponseDto, 'AllocationCancelledData'), 'AllocationCancelledEvent'],
+  ['allocation.expired', StockEventData(AllocationExpiredResponseDto, 'AllocationExpiredData', { byService: true }), 'AllocationExpiredEvent'],
+  ['stock.expected', StockEventData(ExpectedResponseDto, 'StockExpectedData'), 'StockExpectedEvent'],
+  ['expectation.shipped', StockEventData(ExpectationShippedResponseDto, 'ExpectationShippedData'), 'ExpectationShippedEvent'],
+  ['expectation.cancelled', StockEventData(ExpectationCancelledResponseDto, 'ExpectationCancelledData'), 'ExpectationCancelledEvent'],
+  ['item.created', ItemResponseDto, 'ItemCreatedEvent'],
+  ['item.updated', ItemResponseDto, 'ItemUpdatedEvent'],
+  ['item.discontinued', ItemResponseDto, 'ItemDiscontinuedEvent'],
+];
+
+/** GET /Events: the events after `after`, in seq order; `next` is the after of the next request. */
+@ApiSchema({ name: EVENT_PAGE })
+@ApiExtraModels(...EVENTS.map(([type, data, name]) => EventOf(type, data, name)))
+export class EventPageResponseDto implements EventPage {
+  @ApiProperty({ type: 'array', items: { oneOf: EVENTS.map(([, , name]) => ({ $ref: `#/components/schemas/${name}` })) } }) value: EventResponseDto[];
+  @ApiInteger({ description: 'The seq of the last event sent, or after when none was: the after of the next request' }) next: number;
+  @ApiBoolean() hasMore: boolean;
+}
 
 /** OpenAPI 3 document generated from the routes served, and its browsable page (no auth). */
 export function setupOpenApi(app: INestApplication): void {
@@ -30,7 +82,8 @@ export function setupOpenApi(app: INestApplication): void {
     .addBasicAuth({ type: 'http', scheme: 'basic', description: 'POST /api/v1/Token: client id as user, secret as password (or both as form or JSON fields)' })
     .build();
   // The failure bodies are components even where no decorator names them: documentFailures refers to them.
-  const extraModels = [ErrorResponseDto, RateLimitedResponseDto, ConflictDetailsDto];
+  // The feed's page is one too: GET /Events names it (EVENT_PAGE).
+  const extraModels = [ErrorResponseDto, RateLimitedResponseDto, ConflictDetailsDto, EventPageResponseDto];
   SwaggerModule.setup(DOCS_PATH, app, () => closeResponseSchemas(documentFailures(SwaggerModule.createDocument(app, config, { extraModels }))), {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     raw: ['json'],

@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
  * .dependency-cruiser.cjs on src/. It must pass on src/ as it is, and fail on
  * copies of src/ (in a temporary directory, never in src/) to which were
  * added an import up each layer boundary, an import between two features
- * kept apart, a file in no layer, and a cycle: naming each of them.
+ * kept apart, a file in no layer (importing, imported, or alone), and a
+ * cycle: naming each of them.
  */
 const root = join(import.meta.dirname, '..');
 const CONFIG = '.dependency-cruiser.cjs';
@@ -51,7 +52,7 @@ describe('check:imports', () => {
       return dir;
     }
 
-    it('fails on an import up each layer boundary, between features kept apart, or from a folder in no layer, naming each', () => {
+    it('fails on an import up each layer boundary, between features kept apart, from or into a folder in no layer, and on a file alone in no layer, naming each', () => {
       const r = cruise(
         copyWith({
           'errors.ts': "import './database/case-key.js';", // base → database
@@ -59,8 +60,13 @@ describe('check:imports', () => {
           'pagination/page-query.dto.ts': "import '../auth/caller.js';", // kernel → features
           'inventory/pick.ts': "import '../bootstrap.js';", // features → edge
           'events/events.service.ts': "import '../inventory/inventory.responses.js';", // events → inventory: kept apart
+          'health/health.controller.ts': "import '../catalog/item.responses.js';", // a controller is its feature's: health → catalog, kept apart
+          'metrics/metrics.controller.ts': "import '../auth/guards.js';", // and the metrics' route is the kernel's: kernel → features
           'database/transactions.ts': "import '../pagination/page-query.dto.js';", // database → kernel, in a file of the transaction runner
           'extra/extra.ts': "import '../errors.js';", // a folder in no layer
+          'catalog/items.service.ts': "import { LOTS } from '../sql/lots.js'; void LOTS;", // into a file in no layer that imports nothing
+          'sql/lots.ts': "export const LOTS = 'lots';",
+          'alone/alone.ts': 'export const ALONE = 1;', // in no layer, importing nothing and imported by nothing
         }),
       );
       expect(r.status).not.toBe(0);
@@ -73,8 +79,12 @@ describe('check:imports', () => {
           ['database-imports-up', 'src/database/case-key.ts', 'src/pagination/page.ts'],
           ['database-imports-up', 'src/database/transactions.ts', 'src/pagination/page-query.dto.ts'],
           ['features-apart', 'src/events/events.service.ts', 'src/inventory/inventory.responses.ts'],
+          ['features-apart', 'src/health/health.controller.ts', 'src/catalog/item.responses.ts'],
           ['features-imports-up', 'src/inventory/pick.ts', 'src/bootstrap.ts'],
           ['in-a-layer', 'src/extra/extra.ts', 'src/errors.ts'],
+          ['into-no-layer', 'src/catalog/items.service.ts', 'src/sql/lots.ts'],
+          ['alone-in-no-layer', 'src/alone/alone.ts'],
+          ['kernel-imports-up', 'src/metrics/metrics.controller.ts', 'src/auth/guards.ts'],
           ['kernel-imports-up', 'src/pagination/page-query.dto.ts', 'src/auth/caller.ts'],
         ].sort(),
       );

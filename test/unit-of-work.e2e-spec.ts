@@ -2,9 +2,10 @@ import { Body, Controller, Module, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import request from 'supertest';
 import { Warehouse } from '../src/auth/auth.entities.js';
-import { Public, RequirePermission } from '../src/auth/guards.js';
+import { RequirePermission } from '../src/auth/guards.js';
+import { Public } from '../src/http/route-access.js';
 import { SecurityId } from '../src/auth/security-id.js';
-import { Idempotent } from '../src/idempotency/idempotency.js';
+import { Idempotent } from '../src/http/idempotent.js';
 import { IdempotencyModule } from '../src/idempotency/idempotency.module.js';
 import { IdempotencyRecord } from '../src/idempotency/idempotency.entity.js';
 import { TransactionRunner } from '../src/database/transactions.js';
@@ -32,9 +33,9 @@ class TwoWritesController {
       await m.insert(Warehouse, warehouse(body.second));
       return visible;
     });
-    req.unitOfWork!.beforeCommit.push(async (m, answer) => {
+    req.unitOfWork!.beforeCommit.push(async (tx, answer) => {
       if (body.failStep) throw new Error('the step before commit failed');
-      await m.update(Warehouse, { wID: body.second }, { name: `UOW answered ${JSON.stringify(answer)}` });
+      await tx.manager.update(Warehouse, { wID: body.second }, { name: `UOW answered ${JSON.stringify(answer)}` });
     });
     return { seen };
   }

@@ -59,13 +59,16 @@ describe(`webhook CLI arguments, fuzzed (${testDatabaseKind()})`, () => {
         const after = await t.dataSource.getRepository(WebhookSubscription).count();
         expect(after - before).toBe(outcome === 'done' ? 1 : 0);
       }),
-      // One sure success beside the random runs: whether a random run makes a subscription (a known
-      // client, a public address, types that parse) depends on the seed, and some seeds make none.
-      { numRuns: 150, seed, examples: [[client.clientId, 'http://93.184.216.34/hooks', 'stock.*,item.created']] },
+      { numRuns: 150, seed },
     );
-    // Both ways were taken: some arguments made a subscription, some were refused.
+    // Random arguments are refused, most of them; whether one makes a subscription (a known client, a
+    // public address, types that parse) depends on the seed, so how many did is told, not required.
     expect(outcomes.refused).toBeGreaterThan(0);
-    expect(outcomes.done).toBeGreaterThan(0);
+    process.stderr.write(`webhook CLI fuzz: ${outcomes.done} of 150 random creates made a subscription\n`);
+    // Good arguments still make one, through the same check of the count.
+    const before = await t.dataSource.getRepository(WebhookSubscription).count();
+    expect(await refusedOrDone(() => webhooks.create({ clientId: client.clientId, url: 'http://93.184.216.34/hooks', types: 'stock.*,item.created' }))).toBe('done');
+    expect((await t.dataSource.getRepository(WebhookSubscription).count()) - before).toBe(1);
   });
 
   it('webhook:list, webhook:delete and webhook:deliveries refuse bad arguments cleanly', async () => {

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, type Repository } from 'typeorm';
 import { AppConfig } from '../config/config.js';
-import { TransactionRunner } from '../database/transactions.js';
 import { DomainError } from '../errors.js';
-import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup } from './auth.entities.js';
+import { AccountsRepository } from './accounts.repository.js';
+import type { IntegrationClient } from './auth.entities.js';
 import { Caller } from './caller.js';
 import { credentialMatches, hashCredential, newAccessToken, UNKNOWN_CLIENT_HASH } from './credentials.js';
 import type { TokenResponseDto } from './token.responses.js';
+import { TokensRepository } from './tokens.repository.js';
 import { TtlCache } from './ttl-cache.js';
 
 /** RFC 6749 §5.2 failures of POST /Token, in the spec's error shape (DECISIONS "Authentication"). */
@@ -69,11 +68,8 @@ export class AccessService {
 
   constructor(
     private readonly config: AppConfig,
-    @InjectRepository(AccessToken) private readonly tokenRepo: Repository<AccessToken>,
-    @InjectRepository(IntegrationClient) private readonly clientRepo: Repository<IntegrationClient>,
-    @InjectRepository(PermissionGroup) private readonly groupRepo: Repository<PermissionGroup>,
-    @InjectRepository(ClientWarehouse) private readonly scopeRepo: Repository<ClientWarehouse>,
-    private readonly tx: TransactionRunner,
+    private readonly accountRows: AccountsRepository,
+    private readonly tokenRows: TokensRepository,
   ) {
     this.tokens = new TtlCache(config.tokenTtlSeconds * 1000, 50_000);
     this.accounts = new TtlCache(config.accountCacheSeconds * 1000);
@@ -81,7 +77,7 @@ export class AccessService {
 
   /** Checks a client id and secret in constant time; a disabled or unknown client fails the same way. */
   async verifyClient(clientId: string, secret: string, basicUsed: boolean): Promise<IntegrationClient> {
-    const client = clientId.length <= 64 ? await this.clientRepo.findOneBy({ clientId }) : null;
+    const client = clientId.length <= 64 ? await this.accountRows.client(clientId) : null;
     const matches = credentialMatches(secret, client?.secretHash ?? UNKNOWN_CLIENT_HASH);
     if (!client || !matches || client.disabled) throw new InvalidClient(basicUsed);
     return client;
@@ -111,11 +107,7 @@ export class AccessService {
     const token = newAccessToken();
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.tokenTtlSeconds * 1000);
-    await this.tx.alone(async (m) => {
-      await m.insert(AccessToken, { tokenHash: hashCredential(token), clientId, issued: now, expires, generation: tokenGeneration });
-      // Keeps the table to the tokens that can still be used.
-      await m.delete(AccessToken, { clientId, expires: LessThan(now) });
-    });
+    await this.tokenRows.insert({ tokenHash: hashCredential(token), clientId, issued: now, expires, generation: tokenGeneration });
     return { access_token: token, token_type: 'bearer', expires_in: this.config.tokenTtlSeconds };
   }
 
@@ -140,7 +132,7 @@ export class AccessService {
     const tokenHash = hashCredential(token);
     let record = this.tokens.get(tokenHash);
     if (!record) {
-      const row = await this.tokenRepo.findOneBy({ tokenHash });
+      const row = await this.tokenRows.byHash(tokenHash);
       if (!row) return 'invalid';
       record = { clientId: row.clientId, expires: row.expires.getTime(), generation: row.generation };
       this.tokens.set(tokenHash, record, record.expires - Date.now());
@@ -158,14 +150,11 @@ export class AccessService {
   private async account(clientId: string): Promise<Account> {
     const cached = this.accounts.get(clientId);
     if (cached) return cached;
-    const client = await this.clientRepo.findOneBy({ clientId });
+    const client = await this.accountRows.client(clientId);
     let account: Account = 'disabled';
     if (client && !client.disabled) {
-      const [group, scope] = await Promise.all([
-        this.groupRepo.findOneByOrFail({ id: client.groupId }),
-        this.scopeRepo.find({ where: { clientId }, order: { wID: 'ASC' } }),
-      ]);
-      const caller = new Caller(client.clientId, client.name, new Set(group.permissions), scope.map((s) => s.wID), client.readOnly);
+      const [group, wids] = await Promise.all([this.accountRows.group(client.groupId), this.accountRows.warehousesOf(clientId)]);
+      const caller = new Caller(client.clientId, client.name, new Set(group.permissions), wids, client.readOnly);
       account = { caller, tokenGeneration: client.tokenGeneration };
     }
     this.accounts.set(clientId, account);

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
-import { caseKey } from '../database/case-key.js';
 import { isUniqueViolation } from '../database/errors.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { AccessToken, ClientWarehouse, IntegrationClient, PermissionGroup, Warehouse } from './auth.entities.js';
+import { AccountsRepository } from './accounts.repository.js';
+import type { PermissionGroup } from './auth.entities.js';
 import { hashCredential, newClientId, newSecret } from './credentials.js';
 import { ALL_SECURITY_IDS, isSecurityId, type SecurityId } from './security-id.js';
+import { TokensRepository } from './tokens.repository.js';
 
 /** Bad input to an admin command; the CLI prints the message and exits non-zero. */
 export class AdminInputError extends Error {}
@@ -46,16 +47,17 @@ const NAME = /^[^\p{Cc}]{1,64}$/u;
 @Injectable()
 export class AdminService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly accounts: AccountsRepository,
+    private readonly tokens: TokensRepository,
     private readonly tx: TransactionRunner,
   ) {}
 
   async createWarehouse(wID: number, name: string): Promise<{ wID: number; name: string }> {
     if (!Number.isSafeInteger(wID) || wID < 1 || wID > 2_147_483_647) throw new AdminInputError('--id must be a whole number from 1 to 2147483647');
     const clean = checkName(name, '--name', 100);
-    await this.write('warehouse', async (m) => {
-      if (await m.existsBy(Warehouse, { wID })) throw new AdminInputError(`warehouse ${wID} already exists`);
-      await m.insert(Warehouse, { wID, name: clean, nameKey: clean, created: new Date() });
+    await this.write('warehouse', async (ctx) => {
+      if (await this.accounts.warehouseExists(ctx, wID)) throw new AdminInputError(`warehouse ${wID} already exists`);
+      await this.accounts.insertWarehouse(ctx, { wID, name: clean, nameKey: clean, created: new Date() });
     });
     return { wID, name: clean };
   }
@@ -66,20 +68,20 @@ export class AdminService {
       if (!isSecurityId(id)) throw new AdminInputError(`unknown SecurityID ${id}; known: ${ALL_SECURITY_IDS.join(', ')}`);
       return id;
     });
-    const group = await this.write('group', (m) => this.insertGroup(m, clean, permissions));
+    const group = await this.write('group', (ctx) => this.insertGroup(ctx, clean, permissions));
     return { id: group.id, name: group.name, permissions: group.permissions };
   }
 
   async createClient(options: { name: string; group: string; warehouses: string; readOnly: boolean }): Promise<ClientCredentials> {
     const name = checkName(options.name, '--name', 64);
     const wids = parseIdList(options.warehouses, '--warehouses');
-    return this.write('client', async (m) => {
-      const group = await m.findOneBy(PermissionGroup, { nameKey: caseKey(options.group) });
+    return this.write('client', async (ctx) => {
+      const group = await this.accounts.groupNamed(ctx, options.group);
       if (!group) throw new AdminInputError(`unknown group "${options.group}"`);
       for (const wID of wids) {
-        if (!(await m.existsBy(Warehouse, { wID }))) throw new AdminInputError(`unknown warehouse ${wID}`);
+        if (!(await this.accounts.warehouseExists(ctx, wID))) throw new AdminInputError(`unknown warehouse ${wID}`);
       }
-      return this.insertClient(m, name, group.id, wids, options.readOnly);
+      return this.insertClient(ctx, name, group.id, wids, options.readOnly);
     });
   }
 
@@ -89,22 +91,16 @@ export class AdminService {
    * are deleted, so that enabling it again revives none of them.
    */
   async setDisabled(clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean }> {
-    await this.tx.run(async (m) => {
-      const change = disabled ? { disabled, tokenGeneration: () => 'tokenGeneration + 1', modified: new Date() } : { disabled, modified: new Date() };
-      const result = await m.update(IntegrationClient, { clientId }, change);
-      if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
-      if (disabled) await m.delete(AccessToken, { clientId });
+    await this.tx.run(async (_m, ctx) => {
+      if (!(await this.accounts.setDisabled(ctx, clientId, disabled, new Date()))) throw new AdminInputError(`unknown client "${clientId}"`);
+      if (disabled) await this.tokens.deleteOfClient(ctx, clientId);
     });
     return { clientId, disabled };
   }
 
   /** Every client, oldest first, with its group and warehouses; secrets are never shown (only their hashes are stored). */
   async listClients(): Promise<{ clients: ClientSummary[] }> {
-    const [clients, groups, scopes] = await Promise.all([
-      this.dataSource.getRepository(IntegrationClient).find({ order: { created: 'ASC', clientId: 'ASC' } }),
-      this.dataSource.getRepository(PermissionGroup).find(),
-      this.dataSource.getRepository(ClientWarehouse).find({ order: { wID: 'ASC' } }),
-    ]);
+    const { clients, groups, scopes } = await this.accounts.clientListing();
     const groupOf = new Map(groups.map((g) => [g.id, g]));
     const warehousesOf = new Map<string, number[]>();
     for (const s of scopes) warehousesOf.set(s.clientId, [...(warehousesOf.get(s.clientId) ?? []), s.wID]);
@@ -127,8 +123,7 @@ export class AdminService {
   async rotateSecret(clientId: string): Promise<ClientCredentials> {
     const clientSecret = newSecret();
     const now = new Date();
-    const result = await this.tx.alone((m) => m.update(IntegrationClient, { clientId }, { secretHash: hashCredential(clientSecret), secretRotated: now, modified: now }));
-    if (!result.affected) throw new AdminInputError(`unknown client "${clientId}"`);
+    if (!(await this.accounts.setSecret(clientId, hashCredential(clientSecret), now))) throw new AdminInputError(`unknown client "${clientId}"`);
     return { clientId, clientSecret };
   }
 
@@ -140,12 +135,12 @@ export class AdminService {
    * violation and create nothing.
    */
   async bootstrapIfEmpty(): Promise<BootstrapCredentials | null> {
-    if ((await this.dataSource.getRepository(IntegrationClient).count()) > 0) return null;
+    if ((await this.accounts.countClients()) > 0) return null;
     try {
-      return await this.tx.run(async (m) => {
-        if (!(await m.existsBy(Warehouse, { wID: 1 }))) await m.insert(Warehouse, { wID: 1, name: 'Main', nameKey: 'Main', created: new Date() });
-        const group = await this.insertGroup(m, 'admin', ALL_SECURITY_IDS);
-        const credentials = await this.insertClient(m, 'admin', group.id, [1], false);
+      return await this.tx.run(async (_m, ctx) => {
+        if (!(await this.accounts.warehouseExists(ctx, 1))) await this.accounts.insertWarehouse(ctx, { wID: 1, name: 'Main', nameKey: 'Main', created: new Date() });
+        const group = await this.insertGroup(ctx, 'admin', ALL_SECURITY_IDS);
+        const credentials = await this.insertClient(ctx, 'admin', group.id, [1], false);
         return { ...credentials, group: group.name, warehouses: [1] };
       });
     } catch (error) {
@@ -154,17 +149,16 @@ export class AdminService {
     }
   }
 
-  private async insertGroup(m: EntityManager, name: string, permissions: SecurityId[]): Promise<PermissionGroup> {
-    const group = m.create(PermissionGroup, { name, nameKey: name, permissions, created: new Date() });
-    await m.insert(PermissionGroup, group);
-    return group;
+  private insertGroup(ctx: TransactionContext, name: string, permissions: SecurityId[]): Promise<PermissionGroup> {
+    return this.accounts.insertGroup(ctx, { name, nameKey: name, permissions, created: new Date() });
   }
 
-  private async insertClient(m: EntityManager, name: string, groupId: number, wids: number[], readOnly: boolean): Promise<ClientCredentials> {
+  /** A new client with new credentials, in the group and scoped to the warehouses. */
+  private async insertClient(ctx: TransactionContext, name: string, groupId: number, wids: number[], readOnly: boolean): Promise<ClientCredentials> {
     const clientId = newClientId();
     const clientSecret = newSecret();
     const now = new Date();
-    await m.insert(IntegrationClient, {
+    const client = {
       clientId,
       name,
       nameKey: name,
@@ -176,15 +170,15 @@ export class AdminService {
       tokenGeneration: 0,
       created: now,
       modified: now,
-    });
-    if (wids.length) await m.insert(ClientWarehouse, wids.map((wID) => ({ clientId, wID })));
+    };
+    await this.accounts.insertClient(ctx, client, wids);
     return { clientId, clientSecret };
   }
 
   /** One transaction; a duplicate name becomes a plain error. */
-  private async write<T>(what: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
+  private async write<T>(what: string, work: (ctx: TransactionContext) => Promise<T>): Promise<T> {
     try {
-      return await this.tx.run(work);
+      return await this.tx.run((_m, ctx) => work(ctx));
     } catch (error) {
       if (isUniqueViolation(error)) throw new AdminInputError(`a ${what} with that name already exists`);
       throw error;

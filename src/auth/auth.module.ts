@@ -2,11 +2,10 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/config.js';
 import { RedisLink } from '../redis/redis-link.js';
 import { AccessService } from './access.service.js';
-import { AUTH_ENTITIES } from './auth.entities.js';
+import { AccountsModule } from './accounts.module.js';
 import { AccessGuard, BearerAuthGuard } from './guards.js';
 import { MemoryRateLimitStore, RateLimitGuard, SharedRateLimitStore } from './rate-limit.js';
 import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from './token.controller.js';
@@ -19,7 +18,7 @@ import { ClientBasicStrategy, OptionalClientBasicGuard, TokenController } from '
 @Module({
   imports: [
     PassportModule,
-    TypeOrmModule.forFeature(AUTH_ENTITIES),
+    AccountsModule,
     ThrottlerModule.forRootAsync({
       inject: [AppConfig, RedisLink],
       useFactory: (config: AppConfig, redis: RedisLink) => ({

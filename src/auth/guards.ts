@@ -2,10 +2,10 @@ import { applyDecorators, type CanActivate, createParamDecorator, type Execution
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiExtension, ApiOperation } from '@nestjs/swagger';
 import { ApiFailures } from '../http/openapi-decorators.js';
+import { PUBLIC_ROUTE } from '../http/route-access.js';
 import type { Request } from 'express';
 import { AccessService, Unauthenticated } from './access.service.js';
 import { Caller, FORBIDDEN, Forbidden } from './caller.js';
-import { NotRateLimited } from './rate-limit.js';
 import { isWrite, SECURITY_ID_NAMES, type SecurityId } from './security-id.js';
 
 declare module 'express-serve-static-core' {
@@ -16,14 +16,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const PUBLIC = 'auth:public';
 const PERMISSION = 'auth:permission';
-
-/** Opts a route out of the bearer token (POST /Token, /health). Everything else is secure by default. */
-export const Public = () => SetMetadata(PUBLIC, true);
-
-/** A public route that is not rate limited either (/health). */
-export const Unmetered = () => applyDecorators(Public(), NotRateLimited());
 
 /**
  * The one decorator that says who may call a route: the SecurityID it needs
@@ -104,7 +97,7 @@ export class AccessGuard implements CanActivate {
     let route = this.declared.get(handler);
     if (!route) {
       const targets = [handler, context.getClass()];
-      route = { isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) === true, anyOf: this.reflector.getAllAndOverride<SecurityId[] | undefined>(PERMISSION, targets) };
+      route = { isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true, anyOf: this.reflector.getAllAndOverride<SecurityId[] | undefined>(PERMISSION, targets) };
       this.declared.set(handler, route);
     }
     if (route.isPublic) return true;

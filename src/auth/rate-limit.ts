@@ -1,8 +1,9 @@
-import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { InjectThrottlerOptions, InjectThrottlerStorage, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { RateLimitExceeded } from '../errors.js';
+import { UNMETERED_ROUTE } from '../http/route-access.js';
 import type { RedisLink } from '../redis/redis-link.js';
 
 
@@ -74,11 +75,6 @@ function count(hits: number, msLeft: number, limit: number): WindowCount {
   return { totalHits: hits, timeToExpire: seconds, isBlocked, timeToBlockExpire: isBlocked ? seconds : 0 };
 }
 
-const UNMETERED = 'rate-limit:unmetered';
-
-/** Not counted against any rate limit (/health). */
-export const NotRateLimited = () => SetMetadata(UNMETERED, true);
-
 /**
  * 100 requests a minute (RATE_LIMIT_PER_MINUTE) per client: keyed by the
  * token's client when the request carries a valid one, else by remote address
@@ -110,7 +106,7 @@ export class RateLimitGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const handler = context.getHandler();
     let skip = this.unmetered.get(handler);
-    if (skip === undefined) this.unmetered.set(handler, (skip = this.reflector.getAllAndOverride<boolean>(UNMETERED, [handler, context.getClass()]) === true));
+    if (skip === undefined) this.unmetered.set(handler, (skip = this.reflector.getAllAndOverride<boolean>(UNMETERED_ROUTE, [handler, context.getClass()]) === true));
     if (skip) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();

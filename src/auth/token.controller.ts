@@ -2,12 +2,12 @@ import { Body, Controller, Header, HttpCode, HttpStatus, Injectable, Post, Req, 
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
+import { Public } from '../http/route-access.js';
 import { UnitOfWork } from '../http/unit-of-work.js';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { AccessService, InvalidClient } from './access.service.js';
 import type { IntegrationClient } from './auth.entities.js';
-import { Public } from './guards.js';
 import { TokenResponseDto } from './token.responses.js';
 
 /**

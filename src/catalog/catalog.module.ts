@@ -6,12 +6,13 @@ import { PageCursors } from '../pagination/cursor.js';
 import { CATALOG_ENTITIES } from './catalog.entities.js';
 import { ItemLocksRepository } from './item-locks.repository.js';
 import { ItemsController } from './items.controller.js';
+import { ItemsRepository } from './items.repository.js';
 import { ItemsService } from './items.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES), IdempotencyModule, EventsModule],
   controllers: [ItemsController],
-  providers: [ItemsService, PageCursors, ItemLocksRepository],
+  providers: [ItemsService, ItemsRepository, ItemLocksRepository, PageCursors],
   exports: [ItemsService, ItemLocksRepository],
 })
 export class CatalogModule {}

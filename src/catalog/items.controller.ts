@@ -16,7 +16,7 @@ import {
   toItemResponse,
   withStatus,
 } from './item.responses.js';
-import { Idempotent } from '../idempotency/idempotency.js';
+import { Idempotent } from '../http/idempotent.js';
 import { ApiAnswer, ApiFailures, oneOf } from '../http/openapi-decorators.js';
 import { AppLogger } from '../http/logger.js';
 import { jsonArrayFile } from '../http/json-array.js';
@@ -64,7 +64,7 @@ export class ItemsController {
     return (await this.items.list(query, true, consistency)).map(toItemResponse);
   }
 
-  // GET takes a partNo here and DELETE a shortID: one parameter name, typed per operation, so that
+  // The get route takes a partNo here and the delete route a shortID: one parameter name, typed per operation, so that
   // the document has one path (`/Item/{item}`), as clients see it, not two that differ only by a name.
   @Get(':item')
   @RequirePermission(SecurityId.ItemMasterList, 'Get one item by part number')

@@ -1,23 +1,18 @@
 import { setImmediate } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { caseKey } from '../database/case-key.js';
-import { countsTotal } from '../database/counters.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { type Consistency, ListReads } from '../database/list-reads.js';
-import { columnList, rows, toEntity } from '../database/statements.js';
+import type { Consistency } from '../database/list-reads.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { Conflict, DomainError } from '../errors.js';
 import { EventRecorder, type EventType } from '../event-contract.js';
 import { shortIdProblem } from '../http/validators.js';
-import { PageCursors } from '../pagination/cursor.js';
-import { MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
+import type { Page } from '../pagination/page.js';
 import type { PageQueryDto } from '../pagination/page-query.dto.js';
-import { Item, ItemAlias } from './catalog.entities.js';
+import type { Item } from './catalog.entities.js';
 import { type CreateItemDto, itemChanges, type UpdateItemDto } from './item.dto.js';
 import { toItemResponse } from './item.responses.js';
+import { ItemsRepository, type NewItem } from './items.repository.js';
 
 export class ItemNotFound extends DomainError {
   constructor(what: string) {
@@ -47,25 +42,6 @@ export class InvalidAlias extends DomainError {
   }
 }
 
-/** Sorting of both item lists (DECISIONS "Pagination"): shortID compares case-insensitively, like its uniqueness. */
-const ITEM_PAGES: PageSpec = {
-  maxPageSize: MAX_PAGE_SIZE.standard,
-  sortable: {
-    shortID: 'item.shortIdKey',
-    partNo: 'item.partNo',
-    description: 'item.description',
-    category: 'item.category',
-    subCategory: 'item.subCategory',
-    created: 'item.created',
-    modified: 'item.modified',
-  },
-  defaultSort: { column: 'item.shortIdKey', direction: 'ASC' },
-  tiebreak: 'item.partNo',
-  modifiedColumn: 'item.modified',
-  // Its unique index orders the list alone: with partNo after it, MariaDB would sort (extended keys leave unique indexes out).
-  unique: ['item.shortIdKey'],
-};
-
 /** Rows per read of GET /Item?Category= (about 60 KB of JSON): what one such request holds in memory, and the most work it does between two turns of the event loop. */
 export const CATEGORY_PIECE_ROWS = 200;
 
@@ -74,26 +50,14 @@ const ITEM_DEFAULTS = { description: '', category: 0, subCategory: 0, uOM: 'EA',
 @Injectable()
 export class ItemsService {
   constructor(
-    @InjectRepository(Item) private readonly items: Repository<Item>,
-    @InjectRepository(ItemAlias) private readonly aliases: Repository<ItemAlias>,
+    private readonly items: ItemsRepository,
     private readonly tx: TransactionRunner,
-    private readonly cursors: PageCursors,
     private readonly outbox: EventRecorder,
-    private readonly reads: ListReads,
   ) {}
 
-  /**
-   * GET /Item (active only) and GET /Item/All. totalCount comes from the item
-   * counters; with `modifiedSince` it is counted on the range of the modified index.
-   */
+  /** GET /Item (active only) and GET /Item/All, read where ListReads sends them. */
   list(query: PageQueryDto, includeDiscontinued: boolean, consistency: Consistency): Promise<Page<Item>> {
-    return this.reads.run(consistency, async (m) => {
-      const qb = m.createQueryBuilder(Item, 'item');
-      if (!includeDiscontinued) qb.where('item.discontinued = 0');
-      const scope = includeDiscontinued ? 'all' : 'active';
-      const total = query.modifiedSince ? undefined : countsTotal('items', [scope]);
-      return paginate(qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope] });
-    });
+    return this.items.page(query, includeDiscontinued, consistency);
   }
 
   /**
@@ -113,18 +77,7 @@ export class ItemsService {
    */
   async inCategory(category: number, consistency: Consistency, pieceRows = CATEGORY_PIECE_ROWS): Promise<AsyncGenerator<Item[]>> {
     // Each piece is a list read of its own (ListReads): a replica that fails mid-list hands the next pieces to the primary.
-    const piece = (after?: Item) =>
-      this.reads.run(consistency, (m) => {
-        const qb = m
-          .createQueryBuilder(Item, 'item')
-          .where('item.category = :category AND item.discontinued = 0', { category })
-          .orderBy('item.shortIdKey', 'ASC')
-          .addOrderBy('item.partNo', 'ASC')
-          .limit(pieceRows);
-        // The first conjunct is the index range; the second drops what was already sent.
-        if (after) qb.andWhere('item.shortIdKey >= :key AND (item.shortIdKey > :key OR item.partNo > :partNo)', { key: after.shortIdKey, partNo: after.partNo });
-        return qb.getMany();
-      });
+    const piece = (after?: Item) => this.items.categoryPiece(category, after, pieceRows, consistency);
     const first = await piece();
     return (async function* () {
       for (let rows = first; ; ) {
@@ -139,14 +92,13 @@ export class ItemsService {
 
   /** By shortID, regardless of case; discontinued items included. */
   async byShortId(shortId: string): Promise<Item> {
-    const item = await this.one('shortIdKey', caseKey(shortId));
+    const item = await this.items.byShortId(shortId);
     if (!item) throw new ItemNotFound(`with shortID ${quoted(shortId)}`);
     return item;
   }
 
   async byAlias(alias: string): Promise<Item> {
-    const found = await this.aliases.findOneBy({ aliasKey: caseKey(alias) });
-    const item = found && (await this.items.findOneBy({ partNo: found.partNo }));
+    const item = await this.items.byAlias(alias);
     if (!item) throw new ItemNotFound(`with alias ${quoted(alias)}`);
     return item;
   }
@@ -154,22 +106,15 @@ export class ItemsService {
   /** GET /Item/<partNo>: anything but a positive whole number is simply not found. */
   async byPartNo(raw: string): Promise<Item> {
     const partNo = /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
-    const item = partNo >= 1 && partNo <= 2_147_483_647 ? await this.one('partNo', partNo) : null;
+    const item = partNo >= 1 && partNo <= 2_147_483_647 ? await this.items.byPartNo(partNo) : null;
     if (!item) throw new ItemNotFound(`with partNo ${raw.slice(0, 20)}`);
     return item;
-  }
-
-  /** The item with this key (its primary or its unique shortID key): the point read every lookup of one item is, as a plain statement. */
-  private async one(key: 'partNo' | 'shortIdKey', value: number | string): Promise<Item | null> {
-    const m = this.items.manager;
-    const [row] = await rows(m, `SELECT ${columnList(m, Item)} FROM item WHERE ${key} = ?`, [value]);
-    return row ? toEntity(m, Item, row) : null;
   }
 
   /** POST /Item: the new item, with its partNo. */
   async create(caller: Caller, dto: CreateItemDto): Promise<Item> {
     const now = new Date();
-    const item = this.items.create({
+    const values: NewItem = {
       ...ITEM_DEFAULTS,
       ...itemChanges(dto),
       shortID: dto.shortID,
@@ -177,18 +122,18 @@ export class ItemsService {
       created: now,
       modified: now,
       createdBy: caller.name,
-    });
+    };
     try {
-      await this.tx.run(async (m, ctx) => {
-        await m.insert(Item, item);
+      return await this.tx.run(async (_m, ctx) => {
+        const item = await this.items.insert(ctx, values);
         ctx.counts.add([{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
         this.outbox.record(ctx, { type: 'item.created', json: JSON.stringify(toItemResponse(item)) });
+        return item;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateShortId(dto.shortID);
       throw error;
     }
-    return item;
   }
 
   /**
@@ -203,18 +148,17 @@ export class ItemsService {
     const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
     if (changed.length) {
       const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
-      const after = await this.tx.run(async (m, ctx) => {
+      const after = await this.tx.run(async (_m, ctx) => {
         let type: EventType = 'item.updated';
-        if (set.discontinued === undefined) await m.update(Item, { partNo: item.partNo }, set);
+        if (set.discontinued === undefined) await this.items.update(ctx, item.partNo, set);
         else {
           // Counted only by the update that flips the flag: a concurrent one that flipped it first matches no row here.
-          const flipped = await m.update(Item, { partNo: item.partNo, discontinued: !set.discontinued }, set);
-          if (flipped.affected) {
+          if (await this.items.updateIfDiscontinued(ctx, item.partNo, !set.discontinued, set)) {
             ctx.counts.add([{ list: 'items', scope: 'active', by: set.discontinued ? -1 : 1 }]);
             if (set.discontinued) type = 'item.discontinued';
-          } else await m.update(Item, { partNo: item.partNo }, set);
+          } else await this.items.update(ctx, item.partNo, set);
         }
-        const row = await m.findOneByOrFail(Item, { partNo: item.partNo });
+        const row = await this.items.read(ctx, item.partNo);
         this.outbox.record(ctx, { type, json: JSON.stringify(toItemResponse(row)) });
         return row;
       });
@@ -223,7 +167,7 @@ export class ItemsService {
     return item;
   }
 
-  /** DELETE /Item/<shortID>: logical deletion, the same answer when repeated. */
+  /** The delete route of an item (by its shortID): logical deletion, the same answer when repeated. */
   discontinue(shortId: string): Promise<Item> {
     return this.update({ shortID: shortId, discontinued: true });
   }
@@ -236,7 +180,7 @@ export class ItemsService {
     if (problem) throw new InvalidAlias(problem);
     const item = await this.byShortId(shortId);
     try {
-      await this.tx.alone((m) => m.insert(ItemAlias, { alias: clean, aliasKey: clean, partNo: item.partNo, created: new Date() }));
+      await this.items.insertAlias(clean, item.partNo, new Date());
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateAlias(clean);
       throw error;

@@ -142,18 +142,18 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    * is: the caller (the HTTP unit of work) runs a unit that met a transient
    * failure again, as a whole, through `retrying`.
    */
-  async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(manager: EntityManager, result: T) => Promise<void>> = []): Promise<T> {
+  async unit<T>(handler: () => Promise<T>, beforeCommit: Array<(ctx: TransactionContext, result: T) => Promise<void>> = []): Promise<T> {
     const unit: Unit = {};
     try {
       const result = await this.units.run(unit, handler);
-      const steps = async (m: EntityManager) => {
-        for (const step of beforeCommit) await step(m, result);
+      const steps = async (ctx: TransactionContext) => {
+        for (const step of beforeCommit) await step(ctx, result);
       };
       if (unit.open) {
-        await steps(unit.open.ctx.manager);
+        await steps(unit.open.ctx);
         await unit.open.commit();
       } else if (beforeCommit.length) {
-        await this.run(steps);
+        await this.run((_m, ctx) => steps(ctx));
       }
       return result;
     } catch (error) {

@@ -8,9 +8,12 @@ import type { OutboxEvent } from './events.entities.js';
  * The pieces of the feed's schemas. A stock event's data is its operation's
  * answer and more, an item event's the Item: the feed's page schema, which
  * names those answers' classes, is put together at the edge
- * (EventPageResponseDto, events.controller.ts), so that events/ imports no
- * feature that publishes events.
+ * (EventPageResponseDto, src/openapi.ts), so that events/ imports no
+ * feature that publishes events. GET /Events names it by EVENT_PAGE.
  */
+
+/** The name of the feed page's schema, a component the edge adds to the document (src/openapi.ts). */
+export const EVENT_PAGE = 'EventPage';
 
 /**
  * A stock event's `levels`: the item's stock level in a warehouse the
@@ -97,7 +100,7 @@ export interface EventResponseDto {
   data: object;
 }
 
-/** GET /Events: the events after `after`, in seq order; `next` is the after of the next request. Its schema: EventPageResponseDto (events.controller.ts). */
+/** GET /Events: the events after `after`, in seq order; `next` is the after of the next request. Its schema: EventPageResponseDto (src/openapi.ts). */
 export interface EventPage {
   value: EventResponseDto[];
   next: number;

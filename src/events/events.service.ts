@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller.js';
-import { type Consistency, ListReads } from '../database/list-reads.js';
-import { toEntity } from '../database/statements.js';
+import type { Consistency } from '../database/list-reads.js';
 import { TEXT_PIECE } from '../http/json-array.js';
 import { eventTypes, type EventQueryDto } from './events.dto.js';
-import { OutboxEvent } from './events.entities.js';
 import { type EventPage, toEventResponse } from './events.responses.js';
-import { FEED_FIELDS, feedEvents, feedSizes } from './feed.repository.js';
+import { type FeedEvent, FeedRepository } from './feed.repository.js';
 
 /** The page size of GET /Events without `limit` (EXTENSIONS "Events"). */
 export const DEFAULT_EVENT_LIMIT = 100;
@@ -24,15 +21,13 @@ export const MAX_PAGE_DATA = 1024 * 1024;
  */
 @Injectable()
 export class EventsService {
-  constructor(private readonly reads: ListReads) {}
+  constructor(private readonly feed: FeedRepository) {}
 
   /** A page of the feed, read where ListReads sends it (the webhook relay reads `strong`: it delivers from the primary). */
-  page(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<EventPage> {
-    return this.reads.run(consistency, async (m) => {
-      const { rows: found, hasMore, after } = await this.read(m, caller, query);
-      const value = found.map((row) => toEventResponse(toEntity(m, OutboxEvent, row, FEED_FIELDS)));
-      return { value, next: value.length ? value[value.length - 1].seq : after, hasMore };
-    });
+  async page(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<EventPage> {
+    const { events: found, hasMore, after } = await this.read(caller, query, consistency);
+    const value = found.map(toEventResponse);
+    return { value, next: value.length ? value[value.length - 1].seq : after, hasMore };
   }
 
   /**
@@ -47,18 +42,15 @@ export class EventsService {
    * pieces made so far (for the log of an answer cut short).
    */
   async pageText(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<{ pieces: Iterable<string>; written: () => number }> {
-    const { rows: found, hasMore, after, toEvent } = await this.reads.run(consistency, async (m) => ({
-      ...(await this.read(m, caller, query)),
-      toEvent: (row: Record<string, unknown>) => toEntity(m, OutboxEvent, row, FEED_FIELDS),
-    }));
+    const { events: found, hasMore, after } = await this.read(caller, query, consistency);
     const count = found.length;
     let written = 0;
     function* pieces(): Generator<string> {
       let piece = '{"value":[';
       let next = after;
       for (let i = 0; i < count; i++) {
-        const e = toEvent(found[i]);
-        // Let go of the row once written: a slow reader holds only the rows not sent yet.
+        const e = found[i];
+        // Let go of the event once written: a slow reader holds only the events not sent yet.
         found[i] = undefined as never;
         next = e.seq!;
         piece += `${i ? ',' : ''}{"id":${JSON.stringify(e.id)},"seq":${next},"type":${JSON.stringify(e.type)},"occurred":"${e.occurred.toISOString()}","data":${e.data}}`;
@@ -75,21 +67,14 @@ export class EventsService {
   }
 
   /**
-   * The page (feed.repository.ts): the sizes of up to limit + 1 events, the
-   * last only telling whether more follow; the page ends at the event whose
-   * `data` takes it past MAX_PAGE_DATA (EXTENSIONS "Events"); then those
-   * events only, so that no more event data is read than the page sends (a
-   * page of 1,000 events of 85 KB each would be 85 MB).
+   * The page (FeedRepository): up to `limit` events, ending at the event
+   * whose `data` takes it past MAX_PAGE_DATA (EXTENSIONS "Events").
    */
-  private async read(m: EntityManager, caller: Caller, query: EventQueryDto): Promise<{ rows: Record<string, unknown>[]; hasMore: boolean; after: number }> {
+  private async read(caller: Caller, query: EventQueryDto, consistency: Consistency): Promise<{ events: FeedEvent[]; hasMore: boolean; after: number }> {
     const after = query.after ?? 0;
     const limit = query.limit ?? DEFAULT_EVENT_LIMIT;
     const types = query.types === undefined ? undefined : (eventTypes(query.types) ?? []);
-    const sizes = await feedSizes(m, { after, types, wids: [...caller.warehouses] }, limit + 1);
-    let count = 0;
-    for (let bytes = 0; count < Math.min(sizes.length, limit) && bytes <= MAX_PAGE_DATA; count++) bytes += Number(sizes[count].size);
-    if (!count) return { rows: [], hasMore: false, after };
-    const found = await feedEvents(m, sizes.slice(0, count).map((s) => s.seq));
-    return { rows: found, hasMore: sizes.length > count, after };
+    const { events, hasMore } = await this.feed.page({ after, types, wids: [...caller.warehouses] }, limit, MAX_PAGE_DATA, consistency);
+    return { events, hasMore, after };
   }
 }

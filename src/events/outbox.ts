@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
-import { insertStatement } from '../database/statements.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { type DomainEvent, EventRecorder } from '../event-contract.js';
-import { OutboxEvent } from './events.entities.js';
+import { OutboxRepository } from './outbox.repository.js';
 import { EventSequencer } from './sequencer.js';
 
 /**
@@ -23,6 +22,7 @@ export class EventOutbox implements EventRecorder {
 
   constructor(
     private readonly sequencer: EventSequencer,
+    private readonly events: OutboxRepository,
     config: AppConfig,
   ) {
     this.enabled = config.eventsEnabled;
@@ -35,9 +35,8 @@ export class EventOutbox implements EventRecorder {
       unit = ctx.outbox = { unitId: randomUUID(), next: 0 };
       ctx.afterCommit(() => this.sequencer.soon());
     }
-    // A hand-written INSERT (statements.ts): the query builder's per-call work is a measurable part of a write.
-    // Its row goes with the commit (`ctx.later`): nothing in the transaction reads it.
-    ctx.later(insertStatement(ctx.manager, OutboxEvent, [{
+    // Its row goes with the commit: nothing in the transaction reads it.
+    this.events.insertWithCommit(ctx, {
       id: randomUUID(),
       seq: null,
       unitId: unit.unitId,
@@ -47,6 +46,6 @@ export class EventOutbox implements EventRecorder {
       wid: event.wid ?? null,
       toWid: event.toWid ?? null,
       data: event.json,
-    }]));
+    });
   }
 }

@@ -1,11 +1,8 @@
 import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { AppConfig } from '../config/config.js';
-import { execute, rows } from '../database/statements.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { AppLogger } from '../http/logger.js';
-import { OutboxEvent } from './events.entities.js';
+import { SequencerRepository } from './sequencer.repository.js';
 
 /** Rows one turn takes at most (plus the rest of the transactions it has started on). */
 export const CLAIM_ROWS = 500;
@@ -55,7 +52,7 @@ export class EventSequencer implements OnModuleDestroy {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly config: AppConfig,
-    @InjectRepository(OutboxEvent) private readonly events: Repository<OutboxEvent>,
+    private readonly events: SequencerRepository,
     @Optional() private readonly logger?: AppLogger,
   ) {}
 
@@ -151,32 +148,23 @@ export class EventSequencer implements OnModuleDestroy {
 
   /** One turn (see the class); how many rows it started from. */
   async claim(): Promise<number> {
-    return this.tx.run(async (m) => {
-      // Hand-written statements (statements.ts): a turn runs about once per twenty writes under load.
-      const [sequence] = await rows(m, `SELECT lastSeq FROM event_sequence WHERE id = 1${this.tx.isMysql ? ' FOR UPDATE' : ''}`, []);
-      if (!sequence) throw new Error('event_sequence has no row 1');
-      const seen = unsequenced(await rows(m, 'SELECT eventNo, unitId, pos FROM event WHERE seq IS NULL ORDER BY eventNo ASC LIMIT ?', [CLAIM_ROWS]));
+    return this.tx.run(async (_m, ctx) => {
+      const lastSeq = await this.events.lockLastSeq(ctx);
+      const seen = await this.events.unsequenced(ctx, CLAIM_ROWS);
       if (!seen.length) return 0;
       // Every row of each transaction seen (they committed together), so that its events take consecutive seqs.
       // Fewer than CLAIM_ROWS rows are all there are in this snapshot, every transaction's rows with them.
-      const unitIds = [...new Set(seen.map((e) => e.unitId))];
-      const claimed =
-        seen.length < CLAIM_ROWS
-          ? seen
-          : unsequenced(await rows(m, `SELECT eventNo, unitId, pos FROM event WHERE seq IS NULL AND unitId IN (${unitIds.map(() => '?').join(', ')})`, unitIds));
+      const claimed = seen.length < CLAIM_ROWS ? seen : await this.events.unsequencedOf(ctx, [...new Set(seen.map((e) => e.unitId))]);
       const firstOf = new Map<string, number>();
       for (const e of claimed) firstOf.set(e.unitId, Math.min(firstOf.get(e.unitId) ?? Infinity, e.eventNo));
       claimed.sort((a, b) => firstOf.get(a.unitId)! - firstOf.get(b.unitId)! || a.pos - b.pos);
-      let seq = Number(sequence.lastSeq);
+      let seq = lastSeq;
       for (let i = 0; i < claimed.length; i += CLAIM_ROWS) {
         const chunk = claimed.slice(i, i + CLAIM_ROWS);
-        const cases = chunk.flatMap((e) => [e.eventNo, ++seq]);
-        await m.query(
-          `UPDATE event SET seq = CASE eventNo ${chunk.map(() => 'WHEN ? THEN ?').join(' ')} END WHERE eventNo IN (${chunk.map(() => '?').join(', ')})`,
-          [...cases, ...chunk.map((e) => e.eventNo)],
-        );
+        await this.events.number(ctx, chunk, seq + 1);
+        seq += chunk.length;
       }
-      await execute(m, 'UPDATE event_sequence SET lastSeq = ? WHERE id = 1', [seq]);
+      await this.events.setLastSeq(ctx, seq);
       return seen.length;
     });
   }
@@ -190,19 +178,11 @@ export class EventSequencer implements OnModuleDestroy {
     const cutoff = now.getTime() - this.config.eventsRetentionDays * DAY_MS;
     let deleted = 0;
     for (let i = 0; i < PRUNE_STATEMENTS && !this.stopped; i++) {
-      const oldest = await this.events
-        .createQueryBuilder('e')
-        .select(['e.eventNo', 'e.seq', 'e.occurred'])
-        .where('e.seq IS NOT NULL')
-        .orderBy('e.seq', 'ASC')
-        .limit(PRUNE_ROWS)
-        .getMany();
+      const oldest = await this.events.oldest(PRUNE_ROWS);
       const young = oldest.findIndex((e) => e.occurred.getTime() >= cutoff);
       const old = young < 0 ? oldest : oldest.slice(0, young);
       if (!old.length) break;
-      await this.tx.run((m) =>
-        m.createQueryBuilder().delete().from(OutboxEvent).where('seq >= :first AND seq <= :last', { first: old[0].seq, last: old[old.length - 1].seq }).execute(),
-      );
+      await this.tx.run((_m, ctx) => this.events.deleteSeqs(ctx, old[0].seq!, old[old.length - 1].seq!));
       deleted += old.length;
       if (young >= 0) break;
     }
@@ -213,7 +193,7 @@ export class EventSequencer implements OnModuleDestroy {
   private async sweep(): Promise<void> {
     if (this.stopped) return;
     try {
-      if (!this.running && (await this.events.createQueryBuilder('e').select('e.eventNo').where('e.seq IS NULL').limit(1).getRawOne())) this.soon();
+      if (!this.running && (await this.events.anyUnsequenced())) this.soon();
       if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
         const deleted = await this.prune();
@@ -223,9 +203,4 @@ export class EventSequencer implements OnModuleDestroy {
       this.logger?.log.warn({ err: error }, 'events: the sweep failed; it runs again in a second');
     }
   }
-}
-
-/** Rows of `SELECT eventNo, unitId, pos` (mysql2 answers BIGINT as text). */
-function unsequenced(found: Array<Record<string, unknown>>): Array<{ eventNo: number; unitId: string; pos: number }> {
-  return found.map((r) => ({ eventNo: Number(r.eventNo), unitId: String(r.unitId), pos: Number(r.pos) }));
 }

@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AccessService } from '../auth/access.service.js';
 import type { Caller } from '../auth/caller.js';
 import { SecurityId } from '../auth/security-id.js';
 import { AppConfig } from '../config/config.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { AppLogger } from '../http/logger.js';
 import { Metrics } from '../metrics/metrics.js';
-import { EventSequence, OutboxEvent, WebhookDelivery, WebhookSubscription } from './events.entities.js';
+import type { WebhookSubscription } from './events.entities.js';
 import type { EventResponseDto } from './events.responses.js';
 import { EventsService } from './events.service.js';
 import { afterFailure, LEASE_MS, RelayLoop, RENEW_BEFORE_MS } from './relay-timing.js';
 import { EventSequencer } from './sequencer.js';
+import { SequencerRepository } from './sequencer.repository.js';
 import { type Attempt, WebhookPoster } from './webhook-post.js';
+import { type SubscriptionState, WebhooksRepository } from './webhooks.repository.js';
 
 export { ATTEMPT_MS, MAX_ANSWER_BYTES, signature } from './webhook-post.js';
 
@@ -78,7 +80,8 @@ export class WebhookRelay implements OnModuleDestroy {
   private readonly scheduler: RelayLoop;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly subscriptions: WebhooksRepository,
+    private readonly sequence: SequencerRepository,
     private readonly tx: TransactionRunner,
     private readonly config: AppConfig,
     private readonly access: AccessService,
@@ -110,9 +113,7 @@ export class WebhookRelay implements OnModuleDestroy {
     await stopping;
     await Promise.all(this.workers.values());
     if (this.started) {
-      await this.tx
-        .run((m) => m.createQueryBuilder().update(WebhookSubscription).set({ leaseOwner: null, leaseUntil: null }).where('leaseOwner = :owner', { owner: this.owner }).execute())
-        .catch(() => undefined);
+      await this.tx.run((_m, ctx) => this.subscriptions.releaseAll(ctx, this.owner)).catch(() => undefined);
     }
   }
 
@@ -131,17 +132,8 @@ export class WebhookRelay implements OnModuleDestroy {
    */
   async turn(measure = true): Promise<number> {
     const now = new Date();
-    const { lastSeq } = await this.dataSource.getRepository(EventSequence).findOneByOrFail({ id: 1 });
-    const found = await this.dataSource
-      .getRepository(WebhookSubscription)
-      .createQueryBuilder('s')
-      .select(['s.id', 's.clientId'])
-      // Those in work hold a lease, this instance's included, so only free or lapsed leases are looked at (index leaseUntil, nextTry).
-      .where('(s.leaseUntil IS NULL OR s.leaseUntil < :now)', { now })
-      .andWhere('(s.nextTry IS NULL OR s.nextTry <= :now)', { now })
-      .andWhere('s.afterSeq < :lastSeq', { lastSeq })
-      .limit(SUBSCRIPTIONS_PER_LOOK)
-      .getMany();
+    const lastSeq = await this.sequence.lastSeq();
+    const found = await this.subscriptions.due(now, lastSeq, SUBSCRIPTIONS_PER_LOOK);
     const due = found.filter((s) => !this.workers.has(s.id)).slice(0, Math.max(0, MAX_WORKERS - this.workers.size));
     const claimed = await Promise.all(due.map((s) => this.claimAndStart(s)));
     if (measure) await this.measureLag();
@@ -149,7 +141,7 @@ export class WebhookRelay implements OnModuleDestroy {
   }
 
   /** Claims the subscription and starts its worker; whether it did. */
-  private async claimAndStart(sub: WebhookSubscription): Promise<boolean> {
+  private async claimAndStart(sub: Pick<WebhookSubscription, 'id' | 'clientId'>): Promise<boolean> {
     // A disabled client (or one without SecurityID 11) receives nothing: no claim is written for it, and the
     // subscription is set aside until its account may have changed (ACCOUNT_CACHE_SECONDS), so that the looks for
     // work, SUBSCRIPTIONS_PER_LOOK at a time, are not filled with subscriptions that cannot be served.
@@ -158,7 +150,7 @@ export class WebhookRelay implements OnModuleDestroy {
     if (!caller || !caller.can(SecurityId.ItemMasterList)) {
       const now = new Date();
       const until = new Date(now.getTime() + Math.max(1, this.config.accountCacheSeconds) * 1000);
-      await this.update(sub.id, { nextTry: until }, '(leaseUntil IS NULL OR leaseUntil < :now) AND (nextTry IS NULL OR nextTry <= :now)', { now }, false);
+      await this.write(sub.id, false, (ctx) => this.subscriptions.setAside(ctx, sub.id, this.owner, until, now));
       return false;
     }
     const claimedAt = Date.now();
@@ -183,8 +175,8 @@ export class WebhookRelay implements OnModuleDestroy {
     try {
       let who: Caller | null = caller;
       while (!this.stopped && who && who.can(SecurityId.ItemMasterList)) {
-        const { lastSeq } = await this.dataSource.getRepository(EventSequence).findOneByOrFail({ id: 1 });
-        const sub = await this.dataSource.getRepository(WebhookSubscription).findOneBy({ id, leaseOwner: this.owner });
+        const lastSeq = await this.sequence.lastSeq();
+        const sub = await this.subscriptions.held(id, this.owner);
         if (!sub || sub.afterSeq >= lastSeq || (sub.nextTry && sub.nextTry.getTime() > Date.now())) return;
         if (!(await this.deliver(sub, who, lastSeq, lease))) return;
         who = await this.access.callerOf(sub.clientId);
@@ -241,46 +233,36 @@ export class WebhookRelay implements OnModuleDestroy {
     }
     if (!(await flush()) || this.stopped) return false;
     // Every event up to lastSeq that the page did not return is not one this subscription receives.
-    if (!page.hasMore && page.next <= lastSeq) await this.update(sub.id, { afterSeq: lastSeq, attempt: 0, nextTry: null }, 'afterSeq <= :lastSeq', { lastSeq });
+    if (!page.hasMore && page.next <= lastSeq) await this.write(sub.id, true, (ctx) => this.subscriptions.catchUp(ctx, sub.id, this.owner, lastSeq));
     return page.hasMore;
   }
 
   /** Attempts and the subscription's new state, in one transaction, while this instance holds it; false when the subscription is gone. */
-  private record(subscriptionId: number, state: Partial<WebhookSubscription>, made: Made[]): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      const result = await m
-        .createQueryBuilder()
-        .update(WebhookSubscription)
-        .set(state)
-        .where('id = :id AND leaseOwner = :owner', { id: subscriptionId, owner: this.owner })
-        .execute();
-      if (!result.affected) {
-        this.poster.dropAgent(subscriptionId);
-        return false;
-      }
-      await m.insert(
-        WebhookDelivery,
-        made.map(({ event, attempt, answer, at, nextTry }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt: at, nextTry })),
-      );
-      return true;
-    });
+  private async record(subscriptionId: number, state: SubscriptionState, made: Made[]): Promise<boolean> {
+    const attempts = made.map(({ event, attempt, answer, at, nextTry }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt: at, nextTry }));
+    const recorded = await this.tx.run((_m, ctx) => this.subscriptions.record(ctx, subscriptionId, this.owner, state, attempts));
+    if (!recorded) this.poster.dropAgent(subscriptionId);
+    return recorded;
   }
 
   /** Takes the subscription when its lease is free, lapsed or already this instance's. */
-  private async claim(id: number): Promise<boolean> {
+  private claim(id: number): Promise<boolean> {
     const now = new Date();
-    return this.update(id, { leaseOwner: this.owner, leaseUntil: new Date(now.getTime() + LEASE_MS) }, '(leaseUntil IS NULL OR leaseUntil < :now OR leaseOwner = :owner)', { now }, false);
+    return this.write(id, false, (ctx) => this.subscriptions.claim(ctx, id, this.owner, new Date(now.getTime() + LEASE_MS), now));
   }
 
-  /** Updates the subscription while this instance holds it (or, to claim it, under `condition`); whether a row changed. */
-  private async update(id: number, set: Partial<WebhookSubscription>, condition?: string, params: object = {}, held = true): Promise<boolean> {
-    const result = await this.tx.run((m) => {
-      const qb = m.createQueryBuilder().update(WebhookSubscription).set(set).where('id = :id', { id, owner: this.owner, ...params });
-      if (held) qb.andWhere('leaseOwner = :owner');
-      if (condition) qb.andWhere(condition);
-      return qb.execute();
-    });
-    const changed = (result.affected ?? 0) > 0;
+  /** Updates the subscription while this instance holds it; whether a row changed. */
+  private update(id: number, state: SubscriptionState): Promise<boolean> {
+    return this.write(id, true, (ctx) => this.subscriptions.updateHeld(ctx, id, this.owner, state));
+  }
+
+  /**
+   * A write of the subscription in a transaction of its own; whether a row
+   * changed. One meant for a subscription this instance holds (`held`) that
+   * changes none finds it gone or no longer held: its agent is dropped.
+   */
+  private async write(id: number, held: boolean, change: (ctx: TransactionContext) => Promise<boolean>): Promise<boolean> {
+    const changed = await this.tx.run((_m, ctx) => change(ctx));
     if (!changed && held) this.poster.dropAgent(id);
     return changed;
   }
@@ -288,12 +270,8 @@ export class WebhookRelay implements OnModuleDestroy {
   /** webhook_oldest_undelivered_seconds: the age of the first event after the position of the subscription furthest behind. */
   private async measureLag(): Promise<void> {
     if (!this.metrics) return;
-    const [row] = await this.dataSource.query('SELECT MIN(afterSeq) AS behind FROM webhook_subscription');
-    const behind = row?.behind === null || row?.behind === undefined ? null : Number(row.behind);
-    const next =
-      behind === null
-        ? null
-        : await this.dataSource.getRepository(OutboxEvent).createQueryBuilder('e').select(['e.eventNo', 'e.occurred']).where('e.seq > :behind', { behind }).orderBy('e.seq', 'ASC').limit(1).getOne();
+    const behind = await this.subscriptions.furthestBehind();
+    const next = behind === null ? null : await this.subscriptions.firstEventAfter(behind);
     this.metrics.webhookLag(next ? Math.max(0, (Date.now() - next.occurred.getTime()) / 1000) : 0);
   }
 }

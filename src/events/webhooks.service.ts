@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { IntegrationClient } from '../auth/auth.entities.js';
+import { AccountsRepository } from '../auth/accounts.repository.js';
 import { AppConfig } from '../config/config.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { eventTypes, TYPES_SYNTAX } from './events.dto.js';
-import { EventSequence, WebhookDelivery, WebhookSubscription } from './events.entities.js';
 import { EventSequencer } from './sequencer.js';
+import { SequencerRepository } from './sequencer.repository.js';
 import { checkedAddress, parseWebhookUrl, WebhookInputError } from './webhook-target.js';
+import { WebhooksRepository } from './webhooks.repository.js';
 
 /** `webhook:list`: a subscription without its secret. */
 export interface WebhookSummary {
@@ -40,7 +40,9 @@ export const DELIVERIES_SHOWN = 1000;
 @Injectable()
 export class WebhookService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly webhooks: WebhooksRepository,
+    private readonly sequence: SequencerRepository,
+    private readonly accounts: AccountsRepository,
     private readonly tx: TransactionRunner,
     private readonly sequencer: EventSequencer,
     private readonly config: AppConfig,
@@ -50,15 +52,16 @@ export class WebhookService {
     const url = parseWebhookUrl(options.url.trim());
     const types = options.types === undefined ? null : parseTypes(options.types);
     await checkedAddress(url, this.config.webhookAllowPrivate);
-    if (!(await this.dataSource.getRepository(IntegrationClient).existsBy({ clientId: options.clientId }))) {
-      throw new WebhookInputError(`unknown client "${options.clientId.slice(0, 64)}"`);
+    if (!(await this.accounts.clientExists(options.clientId))) {
+      // As a JSON string: a client id given with a line break or other control character stays on the one line the CLI prints.
+      throw new WebhookInputError(`unknown client ${JSON.stringify(options.clientId.slice(0, 64))}`);
     }
     // Events committed before now get their seqs first, so that the position read below is after all of them.
     await this.sequencer.claim();
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const id = await this.tx.run(async (m) => {
-      const { lastSeq } = await m.findOneByOrFail(EventSequence, { id: 1 });
-      const result = await m.insert(WebhookSubscription, {
+    const id = await this.tx.run(async (_m, ctx) => {
+      const lastSeq = await this.sequence.lastSeq(ctx);
+      return this.webhooks.insert(ctx, {
         clientId: options.clientId,
         url: url.href,
         types: types === null ? null : JSON.stringify(types),
@@ -71,13 +74,12 @@ export class WebhookService {
         leaseUntil: null,
         created: new Date(),
       });
-      return Number(result.identifiers[0].id);
     });
     return { id, url: url.href, types, secret };
   }
 
   async list(clientId?: string): Promise<{ webhooks: WebhookSummary[] }> {
-    const rows = await this.dataSource.getRepository(WebhookSubscription).find({ where: clientId === undefined ? {} : { clientId }, order: { id: 'ASC' } });
+    const rows = await this.webhooks.list(clientId);
     return {
       webhooks: rows.map((s) => ({ id: s.id, clientId: s.clientId, url: s.url, types: s.types === null ? null : (JSON.parse(s.types) as string[]), created: s.created.toISOString() })),
     };
@@ -86,18 +88,16 @@ export class WebhookService {
   /** Deletes the subscription and its attempts; the relay stops at once (its next write finds no row). */
   async delete(rawId: string): Promise<{ id: number; deleted: true }> {
     const id = parseId(rawId);
-    await this.tx.run(async (m) => {
-      const result = await m.delete(WebhookSubscription, { id });
-      if (!result.affected) throw new WebhookInputError(`unknown webhook ${id}`);
-      await m.delete(WebhookDelivery, { subscriptionId: id });
+    await this.tx.run(async (_m, ctx) => {
+      if (!(await this.webhooks.delete(ctx, id))) throw new WebhookInputError(`unknown webhook ${id}`);
     });
     return { id, deleted: true };
   }
 
   async deliveries(rawId: string): Promise<{ deliveries: DeliverySummary[] }> {
     const id = parseId(rawId);
-    if (!(await this.dataSource.getRepository(WebhookSubscription).existsBy({ id }))) throw new WebhookInputError(`unknown webhook ${id}`);
-    const rows = await this.dataSource.getRepository(WebhookDelivery).find({ where: { subscriptionId: id }, order: { id: 'DESC' }, take: DELIVERIES_SHOWN });
+    if (!(await this.webhooks.exists(id))) throw new WebhookInputError(`unknown webhook ${id}`);
+    const rows = await this.webhooks.attempts(id, DELIVERIES_SHOWN);
     return {
       deliveries: rows.map((d) => ({
         eventId: d.eventId,

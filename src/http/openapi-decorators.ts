@@ -35,14 +35,20 @@ export const ApiDateTime = (options: FieldOptions = {}) => ApiProperty({ type: '
 /** A string that is one of `values`, e.g. a status. */
 export const ApiEnum = (values: readonly string[], options: FieldOptions = {}) => ApiProperty({ type: 'string', enum: [...values], ...options });
 
-/** A success body: a response class, an array of one (`[ItemResponseDto]`), or one of several (`oneOf`). */
-export type Answer = Type<unknown> | [Type<unknown>] | OneOf;
+/**
+ * A success body: a response class, an array of one (`[ItemResponseDto]`),
+ * one of several (`oneOf`), or the name of a component that the edge adds to
+ * the document (`src/openapi.ts`): the feed's page, whose class names the
+ * answers of features the feed does not import.
+ */
+export type Answer = Type<unknown> | [Type<unknown>] | OneOf | string;
 type OneOf = { oneOf: Array<Type<unknown> | [Type<unknown>]>; description?: string };
 
 /** An answer that is one of these shapes, told apart by their fields. */
 export const oneOf = (answers: OneOf['oneOf'], description?: string): OneOf => ({ oneOf: answers, ...(description ? { description } : {}) });
 
 function schemaOf(answer: Answer, models: Array<Type<unknown>>): SchemaObject & Partial<ReferenceObject> {
+  if (typeof answer === 'string') return { $ref: getSchemaPath(answer) };
   if (Array.isArray(answer)) return { type: 'array', items: schemaOf(answer[0], models) };
   if ('oneOf' in answer) return { ...(answer.description ? { description: answer.description } : {}), oneOf: answer.oneOf.map((a) => schemaOf(a, models)) };
   models.push(answer);

@@ -10,12 +10,12 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import type { EntityManager } from 'typeorm';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DeclaredRoutes, READ_METHODS } from './routes.js';
 
-/** A write the request's own transaction must carry besides the change: it gets the answer the route returned. */
-export type BeforeCommit = (manager: EntityManager, answer: unknown) => Promise<void>;
+/** A write the request's own transaction must carry besides the change: it gets the transaction's context and the answer the route returned. */
+export type BeforeCommit = (tx: TransactionContext, answer: unknown) => Promise<void>;
 
 /** The unit of work of a write request, as the HTTP edge sees it. */
 export interface RequestUnitOfWork {

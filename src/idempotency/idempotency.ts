@@ -1,16 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type CallHandler, createParamDecorator, type ExecutionContext, Inject, Injectable, type NestInterceptor, Optional, UseInterceptors, applyDecorators } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
-import { InjectRepository } from '@nestjs/typeorm';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { from, type Observable, of, switchMap } from 'rxjs';
-import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { isUniqueViolation } from '../database/errors.js';
-import { TransactionRunner } from '../database/transactions.js';
+import type { TransactionContext } from '../database/transaction-context.js';
 import { Conflict, DomainError, ValidationFailed } from '../errors.js';
-import { ApiFailures } from '../http/openapi-decorators.js';
-import { UnitOfWork } from '../http/unit-of-work.js';
-import { IdempotencyRecord } from './idempotency.entity.js';
+import { type IdempotencyContext, IdempotencyKeys } from '../http/idempotent.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
 import { decodeStored, encodeStored, OMITTED_HEADER, omittedAnswer, STORED_ANSWER_LIMIT_BYTES, type Stored } from './stored-answer.js';
 
 /** Injection token: the stored-answer limit in bytes, when not STORED_ANSWER_LIMIT_BYTES (tests make answers over a small one). */
@@ -19,21 +15,6 @@ export const STORED_ANSWER_LIMIT = Symbol('STORED_ANSWER_LIMIT');
 const KEEP_MS = 24 * 3600 * 1000;
 /** A pending record this old belongs to a request that died before committing: its key may be used again. */
 const ABANDONED_MS = 60 * 1000;
-
-export interface IdempotencyContext {
-  clientId: string;
-  key: string;
-  keyHash: string;
-  requestHash: string;
-  /** When this request claimed the key (`begin`): its claim, which only it may complete or free. */
-  claimed?: Date;
-}
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    idempotency?: IdempotencyContext;
-  }
-}
 
 export class IdempotencyKeyReused extends DomainError {
   constructor() {
@@ -62,8 +43,7 @@ export class IdempotencyService {
   private readonly limit: number;
 
   constructor(
-    @InjectRepository(IdempotencyRecord) private readonly records: Repository<IdempotencyRecord>,
-    private readonly tx: TransactionRunner,
+    private readonly records: IdempotencyRepository,
     @Optional() @Inject(STORED_ANSWER_LIMIT) limit?: number,
   ) {
     this.limit = limit ?? STORED_ANSWER_LIMIT_BYTES;
@@ -75,19 +55,19 @@ export class IdempotencyService {
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        // Claims are writes of their own, before the request's unit of work begins (TransactionRunner.alone).
-        await this.tx.alone((m) => m.insert(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, requestHash: ctx.requestHash, state: 'pending', status: null, body: null, created: now }));
+        // Claims are writes of their own, before the request's unit of work begins.
+        await this.records.claim(ctx, ctx.requestHash, now);
         ctx.claimed = now;
         return null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }
-      const found = await this.records.findOneBy({ clientId: ctx.clientId, keyHash: ctx.keyHash });
+      const found = await this.records.find(ctx);
       if (!found) continue;
       const age = now.getTime() - found.created.getTime();
       const stale = age > KEEP_MS || (found.state === 'pending' && age > ABANDONED_MS);
       if (stale) {
-        await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, created: found.created }));
+        await this.records.delete(ctx, found.created);
         continue;
       }
       if (found.requestHash !== ctx.requestHash) throw new IdempotencyKeyReused();
@@ -103,24 +83,23 @@ export class IdempotencyService {
    * only its status, headers and size, so that an answer too large to store
    * never fails the change it reports.
    */
-  async complete(m: EntityManager, ctx: IdempotencyContext, stored: Stored): Promise<void> {
+  async complete(tx: TransactionContext, ctx: IdempotencyContext, stored: Stored): Promise<void> {
     if (!ctx.claimed) throw new Error('complete() without a claim of this request');
     const body = await encodeStored(stored, this.limit);
     // Only this request's own claim: one left pending past ABANDONED_MS may have been taken over by a retry of the
     // same request, which does the work itself; then this change must not commit too (the unit rolls it back).
-    const result = await m.update(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending', created: ctx.claimed }, { state: 'done', status: stored.status, body });
-    if (result.affected !== 1) throw new IdempotentRequestInFlight();
+    if (!(await this.records.complete(tx, ctx, ctx.claimed, stored.status, body))) throw new IdempotentRequestInFlight();
   }
 
   /** The work failed: free the key (this request's claim only) so that the client can try again. */
   async release(ctx: IdempotencyContext): Promise<void> {
     if (!ctx.claimed) return;
-    await this.tx.alone((m) => m.delete(IdempotencyRecord, { clientId: ctx.clientId, keyHash: ctx.keyHash, state: 'pending', created: ctx.claimed }));
+    await this.records.deletePending(ctx, ctx.claimed);
   }
 
   /** Forgets records older than 24 hours (called now and then). */
   async purge(): Promise<void> {
-    await this.tx.alone((m) => m.delete(IdempotencyRecord, { created: LessThan(new Date(Date.now() - KEEP_MS)) }));
+    await this.records.deleteOlderThan(new Date(Date.now() - KEEP_MS));
   }
 }
 
@@ -144,7 +123,7 @@ function requestText(req: Request): string {
  * transaction as the change. If the request fails the key is freed again.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements IdempotencyKeys {
   private calls = 0;
 
   constructor(private readonly idempotency: IdempotencyService) {}
@@ -177,9 +156,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         req.idempotency = ctx;
         // Nest has set the route's status before the interceptors run; the route sets Location itself.
-        unit.beforeCommit.push((m, body) => {
+        unit.beforeCommit.push((tx, body) => {
           const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (res.hasHeader(name) ? [[name, String(res.getHeader(name))]] : [])));
-          return this.idempotency.complete(m, ctx, { status: res.statusCode, body, headers });
+          return this.idempotency.complete(tx, ctx, { status: res.statusCode, body, headers });
         });
         unit.afterRollback.push(() => this.idempotency.release(ctx));
         return next.handle();
@@ -187,31 +166,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 }
-
-/** The Idempotency-Key the request was sent with, once claimed (null without one): the ledger keeps it to trace a change to its request. */
-export const RequestKey = createParamDecorator((_: unknown, context: ExecutionContext): string | null => context.switchToHttp().getRequest<Request>().idempotency?.key ?? null);
-
-/** Marks a POST that honours the Idempotency-Key header; it is a unit of work, which stores the answer with the change. */
-export const Idempotent = () =>
-  applyDecorators(
-    UnitOfWork(),
-    UseInterceptors(IdempotencyInterceptor),
-    ApiHeader({
-      name: 'Idempotency-Key',
-      required: false,
-      description:
-        'Up to 255 characters; a retry with the same key and body within 24 h replays the first response (`Idempotent-Replayed: true`). ' +
-        'An answer too large to store (over 8 MiB even compressed) is replayed with its status and the short body `{message, answerBytes}`, marked `Idempotent-Answer-Omitted: true`',
-    }),
-    ApiFailures(
-      {
-        validation_error: 'an Idempotency-Key that is empty, over 255 characters or holds control characters',
-        conflict: 'a request with this Idempotency-Key is still in progress',
-        idempotency_key_reused: 'this Idempotency-Key was used with another request body',
-      },
-      'idempotency',
-    ),
-  );
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');

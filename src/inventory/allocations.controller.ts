@@ -6,7 +6,7 @@ import { SecurityId } from '../auth/security-id.js';
 import type { Consistency } from '../database/list-reads.js';
 import { ListRead, ReadConsistency } from '../http/consistency.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
-import { Idempotent } from '../idempotency/idempotency.js';
+import { Idempotent } from '../http/idempotent.js';
 import { PageHeaders } from '../pagination/page-headers.interceptor.js';
 import { AllocateDto, AllocationQueryDto, PackDto } from './allocation.dto.js';
 import { AllocatedResponseDto, AllocationCancelledResponseDto, AllocationPageResponseDto, AllocationResponseDto, PackedResponseDto } from './allocation.responses.js';

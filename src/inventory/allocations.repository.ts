@@ -4,7 +4,7 @@ import { columnList, columnValue, insertRows, rows, toEntity, updateStatement } 
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
-import type { PageQueryDto } from '../pagination/page-query.dto.js';
+import type { PageQuery } from '../pagination/page-request.js';
 import { Allocation, type DocumentState } from './documents.entities.js';
 
 /** How an allocation page sorts and pages. */
@@ -25,7 +25,7 @@ export interface DocumentFilter {
 
 /** A repository of a document that pages (AllocationsRepository, ExpectationsRepository), as DocumentQueries pages either. */
 export interface DocumentPages<D> {
-  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQueryDto, list: ListPaging): Promise<Page<D>>;
+  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQuery, list: ListPaging): Promise<Page<D>>;
 }
 
 /** An allocation with its item's shortID, read without a lock. */
@@ -76,7 +76,7 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
   }
 
   /** A page of the allocations in these warehouses, filtered; its total a COUNT over the filter's index. */
-  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQueryDto, list: ListPaging): Promise<Page<Allocation>> {
+  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQuery, list: ListPaging): Promise<Page<Allocation>> {
     const qb = m.createQueryBuilder(Allocation, 'a').where('a.wID IN (:...wids)', { wids });
     if (filter.partNo !== undefined) qb.andWhere('a.partNo = :partNo', { partNo: filter.partNo });
     if (filter.reference !== undefined) qb.andWhere('a.reference = :reference', { reference: filter.reference });

@@ -4,7 +4,7 @@ import { columnList, insertRows, rows, toEntity, updateStatement } from '../data
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
-import type { PageQueryDto } from '../pagination/page-query.dto.js';
+import type { PageQuery } from '../pagination/page-request.js';
 import type { DocumentFilter, DocumentPages } from './allocations.repository.js';
 import { Expectation } from './documents.entities.js';
 
@@ -62,7 +62,7 @@ export class ExpectationsRepository implements DocumentPages<Expectation> {
   }
 
   /** A page of the expectations in these warehouses, filtered; its total a COUNT over the filter's index. */
-  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQueryDto, list: ListPaging): Promise<Page<Expectation>> {
+  page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQuery, list: ListPaging): Promise<Page<Expectation>> {
     const qb = m.createQueryBuilder(Expectation, 'e').where('e.wID IN (:...wids)', { wids });
     if (filter.partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo: filter.partNo });
     if (filter.reference !== undefined) qb.andWhere('e.reference = :reference', { reference: filter.reference });

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { columnList, rows, toEntity } from '../database/statements.js';
 import type { TotalStatement } from '../database/total-statement.js';
 import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
-import type { PageQueryDto } from '../pagination/page-query.dto.js';
+import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
 
 /** How a lot page sorts and pages (its columns are this repository's statement's). */
@@ -49,7 +49,7 @@ export class InventoryPagesRepository {
     m: EntityManager,
     wids: number[],
     partNo: number | undefined,
-    query: PageQueryDto,
+    query: PageQuery,
     list: ListPaging,
     total: TotalStatement | undefined,
     answer: (lot: LotPageRow, itemShortID: string, itemDescription: string) => R,
@@ -60,7 +60,7 @@ export class InventoryPagesRepository {
   }
 
   /** A page of the ledger rows out of or into these warehouses (of item `partNo` when given). */
-  ledgerPage(m: EntityManager, wids: number[], partNo: number | undefined, query: PageQueryDto, list: ListPaging, total: TotalStatement | undefined): Promise<Page<LedgerEntry>> {
+  ledgerPage(m: EntityManager, wids: number[], partNo: number | undefined, query: PageQuery, list: ListPaging, total: TotalStatement | undefined): Promise<Page<LedgerEntry>> {
     const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
     if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
     return paginate(qb, query, LEDGER_PAGES, { ...list, total });

@@ -8,7 +8,7 @@ import { PageHeaders } from '../pagination/page-headers.interceptor.js';
 import { ListRead, ReadConsistency } from '../http/consistency.js';
 import type { Consistency } from '../database/list-reads.js';
 import { PageQueryDto } from '../pagination/page-query.dto.js';
-import { Idempotent, RequestKey } from '../idempotency/idempotency.js';
+import { Idempotent, RequestKey } from '../http/idempotent.js';
 import { BatchDto, CountDto, HoldDto, IssueDto, LotQueryDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
   BatchResponseDto,

@@ -102,7 +102,7 @@ export class StockChangesRepository {
    * One ledger row per lot touched, grouped by a new operationId, each with
    * the request's `fields`. Then the list counters the rows imply (lots per
    * warehouse, ledger rows), after the rows they count (locks.repository.ts,
-   * step 5).
+   * step 6).
    */
   async writeLedger(ctx: TransactionContext, fields: LedgerFields, operation: LedgerEntry['operation'], partNo: number, rows: LedgerRow[]): Promise<void> {
     const created = new Date();

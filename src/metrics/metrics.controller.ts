@@ -1,6 +1,6 @@
 import { Controller, Get, Header, HttpStatus } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Unmetered } from '../auth/guards.js';
+import { Unmetered } from '../http/route-access.js';
 import { Metrics } from './metrics.js';
 
 /** `GET /metrics`: Prometheus text format, no auth, no rate limit, outside /api/v1 (METRICS_ENABLED). */

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsDate, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { toIsoDate } from '../http/datetime.js';
 import { IsWellFormedText } from '../http/validators.js';
+import type { PageQuery } from './page-request.js';
 
 /** A whole number from a query string; anything else is left as is for the validator to reject. */
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value);
@@ -13,7 +14,7 @@ const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' 
 const singleString = ({ value }: { value: unknown }) => (typeof value === 'string' ? value : undefined);
 
 /** The common query parameters of every paginated list (spec "Limits"). */
-export class PageQueryDto {
+export class PageQueryDto implements PageQuery {
   @ApiPropertyOptional({ description: 'Page number, 1-based', type: 'integer', default: 1, minimum: 1 })
   @IsOptional()
   @Transform(toInteger)

@@ -1,3 +1,17 @@
+/**
+ * A list request's page parameters as sent (PageQueryDto validates them):
+ * what `paginate` resolves against a list's PageSpec. A repository takes
+ * this, not the request's DTO.
+ */
+export interface PageQuery {
+  page?: number;
+  pageSize?: number;
+  sort?: string;
+  direction?: string;
+  modifiedSince?: Date;
+  cursor?: string;
+}
+
 /** A sort direction, as the `direction` parameter and the SQL say it. */
 export type Direction = 'ASC' | 'DESC';
 

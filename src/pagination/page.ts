@@ -1,8 +1,7 @@
 import type { ObjectLiteral, QueryRunner, SelectQueryBuilder } from 'typeorm';
 import { cursorContext, type CursorPosition } from './cursor.js';
 import { type ListPaging, pageWindow, seekCondition, type WindowRead } from './keyset.js';
-import type { PageQueryDto } from './page-query.dto.js';
-import type { Direction, PagePosition, PageRequest } from './page-request.js';
+import type { Direction, PagePosition, PageQuery, PageRequest } from './page-request.js';
 
 /** What a list hands paginate and requestedCursor besides its PageSpec (declared beside pageWindow, which takes it too). */
 export type { ListPaging } from './keyset.js';
@@ -36,7 +35,7 @@ export interface PageSpec {
  * is never interpolated); `direction` ASC or DESC in any case, else the default
  * order's own direction; ties broken by the primary key in the same direction.
  */
-export function resolvePage(query: PageQueryDto, spec: PageSpec): PageRequest {
+export function resolvePage(query: PageQuery, spec: PageSpec): PageRequest {
   const page = query.page ?? 1;
   const pageSize = Math.min(query.pageSize ?? DEFAULT_PAGE_SIZE, spec.maxPageSize);
   const requested = typeof query.sort === 'string' ? lookup(spec.sortable, query.sort) : undefined;
@@ -95,7 +94,7 @@ export class Page<T> {
 }
 
 /** The position a request's `cursor` seeks to, or null without one; a cursor not made for this request is a validation_error. */
-export function requestedCursor(query: PageQueryDto, request: PageRequest, list: ListPaging): CursorPosition | null {
+export function requestedCursor(query: PageQuery, request: PageRequest, list: ListPaging): CursorPosition | null {
   return list.cursors && query.cursor !== undefined ? list.cursors.decode(query.cursor, cursorContext(request, list.filters), query.page) : null;
 }
 
@@ -116,7 +115,7 @@ interface Key {
  */
 export async function paginate<T extends ObjectLiteral, R = T>(
   qb: SelectQueryBuilder<T>,
-  query: PageQueryDto,
+  query: PageQuery,
   spec: PageSpec,
   list: ListPaging & {
     /** The rows of the page's keys, by String(key), read by a statement of the list's own (a join the query builder would hydrate slowly); else `qb`'s entities. */

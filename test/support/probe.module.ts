@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { IsInt, IsOptional, IsString, Min } from 'class-validator';
 import type { Caller } from '../../src/auth/caller.js';
-import { CurrentCaller, Public, RequirePermission } from '../../src/auth/guards.js';
+import { CurrentCaller, RequirePermission } from '../../src/auth/guards.js';
+import { Public } from '../../src/http/route-access.js';
 import { SecurityId } from '../../src/auth/security-id.js';
 import { UnitOfWork } from '../../src/http/unit-of-work.js';
 import { PageHeaders } from '../../src/pagination/page-headers.interceptor.js';
