@@ -23,6 +23,7 @@ async function main(file) {
     // Nothing is paged here: any key serves.
     listCursorSecret: 'openapi-document',
     eventsRetentionDays: 30,
+    allocationExpirySeconds: 30,
   });
   const app = await createApp(config, { logger: pino({ level: 'silent' }), announce: () => undefined });
   try {

@@ -9,6 +9,7 @@ import type { AppConfig } from './config/config.js';
 import { TransactionRunner } from './database/transactions.js';
 import { EventSequencer } from './events/sequencer.js';
 import { WebhookRelay } from './events/webhook-relay.js';
+import { AllocationExpiry } from './inventory/allocation-expiry.js';
 import { ServiceExpressAdapter } from './http/express-adapter.js';
 import { frontMiddleware } from './http/front.js';
 import { answerClientErrors } from './http/client-errors.js';
@@ -58,9 +59,10 @@ export async function createApp(
   logger.info({ budgetMs: budget.ms, source: budget.source }, 'transaction retry budget');
   const credentials = await app.get(AdminService).bootstrapIfEmpty();
   if (credentials) (options.announce ?? announceOnStdout)(credentials);
-  // The service publishes events (a turn now, then every second) and delivers webhooks; the admin CLI, which builds no app here, does neither.
+  // The service publishes events (a turn now, then every second), delivers webhooks and expires allocations; the admin CLI, which builds no app here, does none of it.
   app.get(EventSequencer).start();
   app.get(WebhookRelay).start();
+  app.get(AllocationExpiry).start();
   return app;
 }
 

@@ -38,6 +38,8 @@ export const CONFLICT_REASONS = [
   'request_in_progress',
   'concurrent_change',
   'batch_too_large',
+  'allocation_closed',
+  'expectation_closed',
 ] as const;
 export type ConflictReason = (typeof CONFLICT_REASONS)[number];
 
@@ -58,6 +60,10 @@ export interface ConflictDetails {
   expected?: number;
   onHand?: number;
   limit?: number;
+  /** allocation_closed, expectation_closed: the document and the state it is in. */
+  allocationId?: number;
+  expectationId?: number;
+  state?: string;
   operation?: number;
 }
 

@@ -6,6 +6,8 @@ import type { EventType } from './event-contract.js';
 import { EVENT_PAGE, EventOf, type EventPage, type EventResponseDto, StockEventData } from './events/events.responses.js';
 import { ConflictDetailsDto, ErrorResponseDto, RateLimitedResponseDto } from './http/error.responses.js';
 import { ApiBoolean, ApiInteger, type FailureCode, type Failures } from './http/openapi-decorators.js';
+import { AllocatedResponseDto, AllocationCancelledResponseDto, AllocationExpiredResponseDto, PackedResponseDto } from './inventory/allocation.responses.js';
+import { ExpectationCancelledResponseDto, ExpectationShippedResponseDto, ExpectedResponseDto } from './inventory/expectation.responses.js';
 import {
   CountedResponseDto,
   HeldResponseDto,
@@ -28,13 +30,24 @@ export const DOCS_PATH = 'api/docs';
  * import both the feed and the features that publish events; GET /Events
  * refers to the page by its name (EVENT_PAGE).
  */
-const EVENTS: Array<[EventType, Type<object>, string]> = [
-  ['stock.received', StockEventData(ReceivedResponseDto, 'StockReceivedData'), 'StockReceivedEvent'],
-  ['stock.issued', StockEventData(IssuedResponseDto, 'StockIssuedData'), 'StockIssuedEvent'],
+const EVENTS: Array<[EventType, Type<object> | Array<Type<object>>, string]> = [
+  [
+    'stock.received',
+    [StockEventData(ReceivedResponseDto, 'StockReceivedData'), StockEventData(ReceivedResponseDto, 'StockReceivedAgainstExpectationData', { document: 'expectationId' })],
+    'StockReceivedEvent',
+  ],
+  ['stock.issued', [StockEventData(IssuedResponseDto, 'StockIssuedData'), StockEventData(IssuedResponseDto, 'StockIssuedFromAllocationData', { document: 'allocationId' })], 'StockIssuedEvent'],
   ['stock.moved', StockEventData(MovedResponseDto, 'StockMovedData'), 'StockMovedEvent'],
   ['stock.held', StockEventData(HeldResponseDto, 'StockHeldData'), 'StockHeldEvent'],
   ['stock.released', StockEventData(ReleasedResponseDto, 'StockReleasedData'), 'StockReleasedEvent'],
   ['stock.counted', StockEventData(CountedResponseDto, 'StockCountedData'), 'StockCountedEvent'],
+  ['stock.allocated', StockEventData(AllocatedResponseDto, 'StockAllocatedData'), 'StockAllocatedEvent'],
+  ['stock.packed', StockEventData(PackedResponseDto, 'StockPackedData'), 'StockPackedEvent'],
+  ['allocation.cancelled', StockEventData(AllocationCancelledResponseDto, 'AllocationCancelledData'), 'AllocationCancelledEvent'],
+  ['allocation.expired', StockEventData(AllocationExpiredResponseDto, 'AllocationExpiredData', { byService: true }), 'AllocationExpiredEvent'],
+  ['stock.expected', StockEventData(ExpectedResponseDto, 'StockExpectedData'), 'StockExpectedEvent'],
+  ['expectation.shipped', StockEventData(ExpectationShippedResponseDto, 'ExpectationShippedData'), 'ExpectationShippedEvent'],
+  ['expectation.cancelled', StockEventData(ExpectationCancelledResponseDto, 'ExpectationCancelledData'), 'ExpectationCancelledEvent'],
   ['item.created', ItemResponseDto, 'ItemCreatedEvent'],
   ['item.updated', ItemResponseDto, 'ItemUpdatedEvent'],
   ['item.discontinued', ItemResponseDto, 'ItemDiscontinuedEvent'],

@@ -10,7 +10,7 @@ import { pino, type Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { BootstrapCredentials } from '../src/auth/admin.service.js';
 import { createApp } from '../src/bootstrap.js';
-import { AppConfig, type DatabaseTarget, defaultListCursorSecret, defaultRedisKeyPrefix, parseDatabaseUrl } from '../src/config/config.js';
+import { AppConfig, type DatabaseTarget, DEFAULT_ALLOCATION_EXPIRY_SECONDS, defaultListCursorSecret, defaultRedisKeyPrefix, parseDatabaseUrl } from '../src/config/config.js';
 
 /** Which database this e2e run targets: set by test/setup/<db>.ts per jest project. */
 export function testDatabaseKind(): 'sqlite' | 'mysql' {
@@ -97,6 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
     // The tests' receivers listen on loopback.
     webhookAllowPrivate: true,
+    allocationExpirySeconds: DEFAULT_ALLOCATION_EXPIRY_SECONDS,
     ...options.config,
   });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -23,7 +23,8 @@ describe(`Events (${testDatabaseKind()})`, () => {
     await t.close();
   });
 
-  const level = (wid: number, inStock: number, onHold = 0) => ({ wid, inStock, onHold, available: inStock - onHold });
+  /** A row of an event's `levels` of an item with no allocation or expectation: the documents' figures 0. */
+  const level = (wid: number, inStock: number, onHold = 0) => ({ wid, inStock, onHold, available: inStock - onHold, committed: 0, packed: 0, onOrder: 0, aSN: 0 });
   /** What a stock event's data adds to the operation's answer. */
   const stockData = (answer: object, shortID: string, partNo: number, levels: object[], reasonCode: number | null, reference: string | null = null) => ({
     ...answer,

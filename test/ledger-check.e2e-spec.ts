@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
+import { allocate, expectUnits, pack } from './support/documents.js';
 import { givenStock, issue, move } from './support/inventory.js';
 
 describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`, () => {
@@ -14,18 +15,23 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
     await givenStock(t, client.bearer, { itemID: shortID, units: 3 });
     await issue(t, client.bearer, { itemID: shortID, units: 1.5 });
     await move(t, client.bearer, { itemID: shortID, units: 4, shipToWid: 2 });
+    // Documents in warehouse 1 (1.5 units available there): an allocation partly packed, an expectation in transit.
+    const allocation = await allocate(t, client.bearer, { itemID: shortID, units: 1, reference: 'SO-1' }).expect(201);
+    await pack(t, client.bearer, allocation.body.allocation.id, { units: 0.25 }).expect(200);
+    await expectUnits(t, client.bearer, { itemID: shortID, units: 6, reference: 'PO-1', stage: 'shipped' }).expect(201);
   });
   afterAll(() => t.close());
 
   const check = () => {
     const r = spawnSync(process.execPath, ['dist/src/cli.js', 'ledger:check'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
-    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Array<Record<string, unknown>>; countMismatches: Array<Record<string, unknown>>; listCountMismatches: Array<Record<string, unknown>> } };
+    type Mismatches = Array<Record<string, unknown>>;
+    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Mismatches; countMismatches: Mismatches; listCountMismatches: Mismatches; documentMismatches: Mismatches } };
   };
 
   it('passes on consistent data', () => {
     const { status, report } = check();
     expect(status).toBe(0);
-    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [], listCountMismatches: [] });
+    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [], listCountMismatches: [], documentMismatches: [] });
   });
 
   it('fails, naming the item and warehouse, when a summary row disagrees', async () => {
@@ -62,6 +68,23 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
       { list: 'stock', scope: '1,2', stored: 2, actual: 1 },
     ]);
     await t.dataSource.query('DELETE FROM list_count WHERE slot = 99');
+    expect(check().report.ok).toBe(true);
+  });
+
+  it("fails, naming the item, warehouse and figure, when a stock level's committed, packed, onOrder or aSN disagrees with the open documents", async () => {
+    // The allocation leaves 0.75 committed and 0.25 packed, the expectation 6 in aSN: the row's figures and an allocation tampered with.
+    await t.dataSource.query('UPDATE stock_level SET committed = committed + 1, aSN = aSN - 2 WHERE wID = 1');
+    await t.dataSource.query("UPDATE allocation SET packed = packed + 0.25 WHERE reference = 'SO-1'");
+    const { status, report } = check();
+    expect(status).toBe(1);
+    expect(report.mismatches).toEqual([]);
+    expect(report.documentMismatches).toEqual([
+      expect.objectContaining({ wID: 1, figure: 'committed', summary: '1.7500', documents: '0.5000' }),
+      expect.objectContaining({ wID: 1, figure: 'packed', summary: '0.2500', documents: '0.5000' }),
+      expect.objectContaining({ wID: 1, figure: 'aSN', summary: '4.0000', documents: '6.0000' }),
+    ]);
+    await t.dataSource.query("UPDATE allocation SET packed = packed - 0.25 WHERE reference = 'SO-1'");
+    await t.dataSource.query('UPDATE stock_level SET committed = committed - 1, aSN = aSN + 2 WHERE wID = 1');
     expect(check().report.ok).toBe(true);
   });
 

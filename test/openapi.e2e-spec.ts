@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
+import { AllocationExpiry } from '../src/inventory/allocation-expiry.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, givenWarehouses, type TestClient } from './support/auth.js';
 import { answerComponents, closedAnswers, departures, type Doc } from './support/openapi.js';
@@ -88,6 +89,31 @@ describe('the OpenAPI document against real answers', () => {
         ],
       }),
     );
+    // The stock documents: every route, an Issue against an allocation and a Receive against an expectation (their events name them), an expiry.
+    const DAY = 86_400_000;
+    const allocate = (units: number, expiresAt?: string) => as(request(http).post('/api/v1/Inventory/Allocate')).send({ itemID: 'DOC-1', units, wid: 1, reference: 'SO-DOC-1', expiresAt });
+    const allocated = await allocate(2);
+    expectDocumented('POST /api/v1/Inventory/Allocate', allocated);
+    const allocationId = allocated.body.allocation.id;
+    expectDocumented('POST /api/v1/Inventory/Allocations/{id}/Pack', await as(request(http).post(`/api/v1/Inventory/Allocations/${allocationId}/Pack`)).send({ units: 1 }));
+    expectDocumented('POST /api/v1/Inventory/Issue', await as(request(http).post('/api/v1/Inventory/Issue')).send({ itemID: 'DOC-1', units: 1, wid: 1, reasonCode: 2, allocationId }));
+    const lapsing = (await allocate(1, new Date(Date.now() + DAY).toISOString())).body.allocation.id;
+    expect(await t.app.get(AllocationExpiry).expireDue(new Date(Date.now() + 2 * DAY))).toBe(1);
+    const cancelled = await as(request(http).post(`/api/v1/Inventory/Allocations/${(await allocate(1)).body.allocation.id}/Cancel`));
+    expectDocumented('POST /api/v1/Inventory/Allocations/{id}/Cancel', cancelled);
+    expectDocumented('GET /api/v1/Inventory/Allocations', await as(request(http).get('/api/v1/Inventory/Allocations?itemID=DOC-1')));
+    expectDocumented('GET /api/v1/Inventory/Allocations/{wid}', await as(request(http).get('/api/v1/Inventory/Allocations/1?state=open')));
+    expectDocumented('GET /api/v1/Inventory/Allocation/{id}', await as(request(http).get(`/api/v1/Inventory/Allocation/${lapsing}`)));
+    const expect_ = (units: number) => as(request(http).post('/api/v1/Inventory/Expect')).send({ itemID: 'DOC-1', units, wid: 1, reference: 'PO-DOC-1', due: '2027-01-04T00:00:00Z' });
+    const expected = await expect_(5);
+    expectDocumented('POST /api/v1/Inventory/Expect', expected);
+    const expectationId = expected.body.expectation.id;
+    expectDocumented('POST /api/v1/Inventory/Expectations/{id}/Ship', await as(request(http).post(`/api/v1/Inventory/Expectations/${expectationId}/Ship`)));
+    expectDocumented('POST /api/v1/Inventory/Receive', await as(request(http).post('/api/v1/Inventory/Receive')).send({ itemID: 'DOC-1', units: 2, wid: 1, reasonCode: 1, expectationId }));
+    expectDocumented('POST /api/v1/Inventory/Expectations/{id}/Cancel', await as(request(http).post(`/api/v1/Inventory/Expectations/${(await expect_(1)).body.expectation.id}/Cancel`)));
+    expectDocumented('GET /api/v1/Inventory/Expectations', await as(request(http).get('/api/v1/Inventory/Expectations?reference=PO-DOC-1')));
+    expectDocumented('GET /api/v1/Inventory/Expectations/{wid}', await as(request(http).get('/api/v1/Inventory/Expectations/1')));
+    expectDocumented('GET /api/v1/Inventory/Expectation/{id}', await as(request(http).get(`/api/v1/Inventory/Expectation/${expectationId}`)));
     expectDocumented('GET /api/v1/Inventory', await as(request(http).get('/api/v1/Inventory')));
     expectDocumented('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/2')));
     expectDocumented('GET /api/v1/Inventory/StockLevels', await as(request(http).get('/api/v1/Inventory/StockLevels')));
@@ -97,7 +123,7 @@ describe('the OpenAPI document against real answers', () => {
     // Every type of event, from the changes above.
     await sequenced(t);
     const events = await as(request(http).get('/api/v1/Events?limit=1000'));
-    expect(new Set(events.body.value.map((e: { type: string }) => e.type)).size).toBe(9);
+    expect(new Set(events.body.value.map((e: { type: string }) => e.type)).size).toBe(16);
     expectDocumented('GET /api/v1/Events', events);
 
     // Every documented operation was called and matched.
@@ -147,6 +173,9 @@ describe('the OpenAPI document against real answers', () => {
     await fail('PUT /api/v1/Item', await as(request(http).put('/api/v1/Item')).send({ shortID: 'NOPE' }), 404, 'not_found');
     await fail('DELETE /api/v1/Item/{item}', await as(request(http).delete('/api/v1/Item/NOPE')), 404, 'not_found');
     await fail('GET /api/v1/Inventory/{wid}', await as(request(http).get('/api/v1/Inventory/0')), 404, 'not_found');
+    await fail('POST /api/v1/Inventory/Allocations/{id}/Pack', await as(request(http).post('/api/v1/Inventory/Allocations/999999/Pack')).send({ units: 1 }), 404, 'not_found');
+    await fail('GET /api/v1/Inventory/Expectation/{id}', await as(request(http).get('/api/v1/Inventory/Expectation/abc')), 404, 'not_found');
+    await fail('POST /api/v1/Inventory/Allocate', await as(request(http).post('/api/v1/Inventory/Allocate')).send({ itemID: 'DOC-2', units: 1, wid: 3, reference: 'SO-1' }), 403, 'forbidden');
 
     // 409: a duplicate item, not enough stock, a discontinued item received.
     await fail('POST /api/v1/Item', await as(request(http).post('/api/v1/Item')).send({ shortID: 'doc-2' }), 409, 'conflict');
@@ -156,6 +185,12 @@ describe('the OpenAPI document against real answers', () => {
     await fail('POST /api/v1/Inventory/Batch', await as(request(http).post('/api/v1/Inventory/Batch')).send({ operations: [{ op: 'issue', ...receive, units: 999, reasonCode: 2 }] }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Count', await as(request(http).post('/api/v1/Inventory/Count')).send({ ...receive, counted: 1, expected: 999, reasonCode: 5 }), 409, 'conflict');
     await fail('POST /api/v1/Inventory/Release', await as(request(http).post('/api/v1/Inventory/Release')).send({ ...receive, units: 5, reasonCode: 4 }), 409, 'conflict');
+    await fail('POST /api/v1/Inventory/Allocate', await as(request(http).post('/api/v1/Inventory/Allocate')).send({ itemID: 'DOC-2', units: 999, wid: 1, reference: 'SO-2' }), 409, 'conflict');
+    const gone = (await as(request(http).post('/api/v1/Inventory/Expect')).send({ itemID: 'DOC-2', units: 1, wid: 1, reference: 'PO-2' }).expect(201)).body.expectation.id;
+    await as(request(http).post(`/api/v1/Inventory/Expectations/${gone}/Cancel`)).expect(200);
+    const closed = await as(request(http).post(`/api/v1/Inventory/Expectations/${gone}/Cancel`));
+    await fail('POST /api/v1/Inventory/Expectations/{id}/Cancel', closed, 409, 'conflict');
+    expect(closed.body.details).toEqual({ reason: 'expectation_closed', expectationId: gone, state: 'cancelled' });
 
     // 413: a body over 1 MiB. 422: an Idempotency-Key reused with another body.
     await fail('PUT /api/v1/Item', await as(request(http).put('/api/v1/Item')).send({ shortID: 'DOC-2', remark: 'x'.repeat(1_100_000) }), 413, 'payload_too_large');
@@ -251,6 +286,18 @@ describe('the OpenAPI document against real answers', () => {
       'POST /api/v1/Inventory/Release': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Count': ['200', ...writes].sort(),
       'POST /api/v1/Inventory/Batch': ['200', ...writes].sort(),
+      'POST /api/v1/Inventory/Allocate': ['201', ...writes].sort(),
+      'POST /api/v1/Inventory/Allocations/{id}/Pack': ['200', ...writes, '404'].sort(),
+      'POST /api/v1/Inventory/Allocations/{id}/Cancel': ['200', ...writes.filter((s) => s !== '413'), '404'].sort(),
+      'GET /api/v1/Inventory/Allocations': reads,
+      'GET /api/v1/Inventory/Allocations/{wid}': [...reads, '404'].sort(),
+      'GET /api/v1/Inventory/Allocation/{id}': [...reads, '404'].sort(),
+      'POST /api/v1/Inventory/Expect': ['201', ...writes].sort(),
+      'POST /api/v1/Inventory/Expectations/{id}/Ship': ['200', ...writes.filter((s) => s !== '413'), '404'].sort(),
+      'POST /api/v1/Inventory/Expectations/{id}/Cancel': ['200', ...writes.filter((s) => s !== '413'), '404'].sort(),
+      'GET /api/v1/Inventory/Expectations': reads,
+      'GET /api/v1/Inventory/Expectations/{wid}': [...reads, '404'].sort(),
+      'GET /api/v1/Inventory/Expectation/{id}': [...reads, '404'].sort(),
       'GET /api/v1/Events': reads,
     });
   });
@@ -265,6 +312,9 @@ describe('the OpenAPI document against real answers', () => {
     expect(types('/api/v1/Inventory/StockLevels/{wid}', 'get')).toMatchObject({ wid: 'integer', page: 'integer' });
     expect(types('/api/v1/Item', 'get')).toMatchObject({ page: 'integer', Category: 'integer' });
     expect(types('/api/v1/Events', 'get')).toEqual({ after: 'integer', limit: 'integer', types: 'string' });
+    expect(types('/api/v1/Inventory/Allocation/{id}', 'get')).toEqual({ id: 'integer' });
+    expect(types('/api/v1/Inventory/Expectations/{id}/Ship', 'post')).toEqual({ id: 'integer' });
+    expect(types('/api/v1/Inventory/Allocations/{wid}', 'get')).toMatchObject({ wid: 'integer', page: 'integer', state: 'string' });
   });
 
   it('reports a departure when a field is missing, extra, mistyped or out of order, or an error code is not documented (the check itself can fail)', () => {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { AllocationExpiry } from '../src/inventory/allocation-expiry.js';
 import { ListCountersRepository } from '../src/inventory/list-counters.repository.js';
 import { WebhookRelay } from '../src/events/webhook-relay.js';
 import { WebhookService } from '../src/events/webhooks.service.js';
@@ -62,7 +63,7 @@ interface PlanRow {
     const ran = capture;
     capture = null;
     expect({ url, status: res.status }).toEqual({ url, status: 200 });
-    return { links: links(res.headers.link), statements: ran.filter((c) => /^SELECT/i.test(c.sql) && /FROM `(item|lot|ledger_entry|stock_level|event)`/.test(c.sql)) };
+    return { links: links(res.headers.link), statements: ran.filter((c) => /^SELECT/i.test(c.sql) && /FROM `(item|lot|ledger_entry|stock_level|event|allocation|expectation)`/.test(c.sql)) };
   };
   /** Every plan row of the statements that reads a big table by a scan or through a sort or temporary table. */
   const badPlans = async (statements: Captured[]) => {
@@ -90,7 +91,33 @@ interface PlanRow {
     { name: 'stock levels of one warehouse', path: '/api/v1/Inventory/StockLevels/3', who: () => all, sorts: ['partNo', 'shortID', 'available', 'inStock', 'onHold'] },
     { name: 'ledger of every warehouse', path: '/api/v1/Inventory/Transactions', who: () => all, sorts: ['id', 'created', 'partNo'] },
     { name: 'ledger of some warehouses', path: '/api/v1/Inventory/Transactions', who: () => some, sorts: ['id', 'created', 'partNo'] },
+    ...(['Allocations', 'Expectations'] as const).flatMap((documents) => [
+      { name: `${documents.toLowerCase()} of every warehouse`, path: `/api/v1/Inventory/${documents}`, who: () => all, sorts: ['id', 'modified'] },
+      { name: `${documents.toLowerCase()} of some warehouses`, path: `/api/v1/Inventory/${documents}`, who: () => some, sorts: ['id', 'modified'] },
+      { name: `${documents.toLowerCase()} of one warehouse`, path: `/api/v1/Inventory/${documents}/3`, who: () => all, sorts: ['id', 'modified'] },
+    ]),
   ];
+
+  it('the allocation and expectation lists read an index for each filter (item, reference, state, modifiedSince), and the expiry its own', async () => {
+    await seedDocuments(t);
+    const [{ shortID }] = await t.dataSource.query('SELECT shortID FROM item WHERE partNo = (SELECT MIN(partNo) FROM allocation)');
+    const statements: Captured[] = [];
+    for (const documents of ['Allocations', 'Expectations']) {
+      for (const filter of [`itemID=${shortID}`, 'reference=D-77', 'state=open', 'state=cancelled', `modifiedSince=${new Date(Date.now() - 3600_000).toISOString()}`]) {
+        for (const who of [all, some]) {
+          const first = await run(who, `/api/v1/Inventory/${documents}?${filter}&pageSize=20`);
+          statements.push(...first.statements);
+          if (first.links.next) statements.push(...(await run(who, first.links.next)).statements);
+        }
+      }
+    }
+    expect(statements.length).toBeGreaterThanOrEqual(20);
+    capture = [];
+    await t.app.get(AllocationExpiry).expireDue(new Date(0));
+    statements.push(...capture.filter((c) => /^SELECT/i.test(c.sql) && /FROM `?allocation\b/.test(c.sql)));
+    capture = null;
+    expect(await badPlans(statements)).toEqual([]);
+  });
 
   it('the event feed reads the seq index, for every caller and filter, from the start and from deep in the feed', async () => {
     await seedEvents(t);
@@ -120,6 +147,10 @@ interface PlanRow {
   });
 
   for (const list of LISTS) {
+    // The document lists' rows are seeded by the first test that needs them (seedDocuments runs once).
+    beforeAll(async () => {
+      if (/Allocations|Expectations/.test(list.path)) await seedDocuments(t);
+    });
     for (const sort of list.sorts) {
       for (const direction of ['ASC', 'DESC']) {
         const known = list.aggregates?.includes(sort);
@@ -156,6 +187,23 @@ async function seedWebhooks(t: TestApp, clientId: string): Promise<number[]> {
   await db.query('INSERT INTO webhook_delivery (subscriptionId, eventId, seq, attempt, status, error, attemptedAt, nextTry) VALUES ?', [attempts]);
   await db.query('ANALYZE TABLE webhook_subscription, webhook_delivery');
   return ids;
+}
+
+let documentsSeeded = false;
+
+/** Thousands of allocations and expectations: one of each per lot seeded, in its warehouse, in every state; a few references shared by many. */
+async function seedDocuments(t: TestApp): Promise<void> {
+  if (documentsSeeded) return;
+  documentsSeeded = true;
+  const db = t.dataSource;
+  const state = "CASE WHEN recNo % 5 = 0 THEN 'done' WHEN recNo % 7 = 0 THEN 'cancelled' ELSE 'open' END";
+  await db.query(
+    `INSERT INTO allocation (partNo, wID, reference, units, packed, shipped, state, expiresAt, created, modified) SELECT partNo, wID, CONCAT('D-', recNo % 400), 2, 0, 0, ${state}, DATE_ADD(received, INTERVAL 30 DAY), received, modified FROM lot`,
+  );
+  await db.query(
+    `INSERT INTO expectation (partNo, wID, reference, units, received, stage, state, due, created, modified) SELECT partNo, wID, CONCAT('D-', recNo % 400), 3, 0, CASE WHEN recNo % 2 = 0 THEN 'shipped' ELSE 'ordered' END, ${state}, NULL, received, modified FROM lot`,
+  );
+  await db.query('ANALYZE TABLE allocation, expectation');
 }
 
 /** Thousands of events: from the items and lots seeded (one item event each, one stock event per lot, in their warehouse). */

@@ -12,6 +12,10 @@ import { Item } from './catalog.entities.js';
 export interface LockedLevel {
   inStock: number;
   onHold: number;
+  committed: number;
+  packed: number;
+  onOrder: number;
+  aSN: number;
 }
 
 /** An item as inventory names it in a ledger page: its keys and description. */
@@ -50,7 +54,8 @@ export class ItemLocksRepository {
     const m = ctx.manager;
     const [row] = await rows(
       m,
-      `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total, w.inStock AS levelInStock, w.onHold AS levelOnHold` +
+      `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total, w.inStock AS levelInStock, w.onHold AS levelOnHold,` +
+        ' w.committed AS levelCommitted, w.packed AS levelPacked, w.onOrder AS levelOnOrder, w.aSN AS levelASN' +
         ` FROM item i LEFT JOIN stock_level w ON w.partNo = i.partNo AND w.wID = ? WHERE i.shortIdKey = ?${this.tx.lockClause}`,
       [wid, caseKey(itemID)],
     );
@@ -100,9 +105,16 @@ export class ItemLocksRepository {
   }
 }
 
-/** The `levelInStock`/`levelOnHold` columns of a locking read, null when its stock_level row was missing. */
+/** The `level…` columns of a locking read, null when its stock_level row was missing (the outer join found none). */
 function lockedLevel(row: Record<string, unknown>): LockedLevel | null {
-  const inStock = row.levelInStock as string | number | null;
-  const onHold = row.levelOnHold as string | number | null;
-  return inStock === null || onHold === null ? null : { inStock: readStoredDecimal(inStock), onHold: readStoredDecimal(onHold) };
+  if (row.levelInStock === null || row.levelInStock === undefined) return null;
+  const read = (column: string) => readStoredDecimal(row[column] as string | number);
+  return {
+    inStock: read('levelInStock'),
+    onHold: read('levelOnHold'),
+    committed: read('levelCommitted'),
+    packed: read('levelPacked'),
+    onOrder: read('levelOnOrder'),
+    aSN: read('levelASN'),
+  };
 }

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       eventsRetentionDays: 30,
       webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
       webhookAllowPrivate: false,
+      allocationExpirySeconds: 10,
     });
   });
 
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
       EVENTS_RETENTION_DAYS: '7',
       WEBHOOK_RETRY_SECONDS: '1, 2,3',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      ALLOCATION_EXPIRY_INTERVAL_SECONDS: '1',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -74,6 +76,7 @@ describe('loadConfig', () => {
       eventsRetentionDays: 7,
       webhookRetrySeconds: [1, 2, 3],
       webhookAllowPrivate: true,
+      allocationExpirySeconds: 1,
     });
   });
 
@@ -110,6 +113,8 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_SECONDS', '5,-1'],
     ['WEBHOOK_RETRY_SECONDS', '86401'],
     ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+    ['ALLOCATION_EXPIRY_INTERVAL_SECONDS', '0'],
+    ['ALLOCATION_EXPIRY_INTERVAL_SECONDS', '31'],
   ])('refuses %s=%s, naming the variable', (variable, value) => {
     const error = failure({ [variable]: value });
     expect(error).toBeInstanceOf(ConfigError);

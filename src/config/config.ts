@@ -57,6 +57,11 @@ export class AppConfig {
   readonly webhookRetrySeconds: number[];
   /** Whether webhook URLs may reach loopback, private and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
   readonly webhookAllowPrivate: boolean;
+  /**
+   * How often each instance looks for open allocations past their expiresAt, in seconds
+   * (ALLOCATION_EXPIRY_INTERVAL_SECONDS); at most 30, so that one is cancelled within 60 s of that time.
+   */
+  readonly allocationExpirySeconds: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -86,6 +91,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
     webhookRetrySeconds: secondsList(env, 'WEBHOOK_RETRY_SECONDS', DEFAULT_WEBHOOK_RETRY_SECONDS),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    allocationExpirySeconds: integer(env, 'ALLOCATION_EXPIRY_INTERVAL_SECONDS', DEFAULT_ALLOCATION_EXPIRY_SECONDS, 1, 30),
   });
 }
 
@@ -144,6 +150,9 @@ function integer<F extends number | null>(env: Env, name: string, fallback: F, m
   }
   return Number(raw);
 }
+
+/** ALLOCATION_EXPIRY_INTERVAL_SECONDS unless set (EXTENSIONS: an expired allocation is cancelled within 60 s). */
+export const DEFAULT_ALLOCATION_EXPIRY_SECONDS = 10;
 
 /** Retries of a webhook delivery: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h (about 24 h in all). */
 export const DEFAULT_WEBHOOK_RETRY_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];

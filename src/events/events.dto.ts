@@ -6,12 +6,17 @@ import { EVENT_TYPES, type EventType } from '../event-contract.js';
 /** A whole number from a query string; anything else is left as is for the validator to reject. */
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value);
 
-/** `stock.*` and `item.*` stand for every type of their kind. */
+/** The kinds of event: `<kind>.*` stands for every type of its kind. */
+export const EVENT_KINDS = ['stock', 'allocation', 'expectation', 'item'] as const;
+
+/** `stock.*`, `allocation.*`, `expectation.*` and `item.*` stand for every type of their kind. */
 const PATTERNS: Record<string, readonly EventType[]> = {
   ...Object.fromEntries(EVENT_TYPES.map((type) => [type, [type]])),
-  'stock.*': EVENT_TYPES.filter((type) => type.startsWith('stock.')),
-  'item.*': EVENT_TYPES.filter((type) => type.startsWith('item.')),
+  ...Object.fromEntries(EVENT_KINDS.map((kind) => [`${kind}.*`, EVENT_TYPES.filter((type) => type.startsWith(`${kind}.`))])),
 };
+
+/** How a `types` list may name types, for the messages that refuse one. */
+export const TYPES_SYNTAX = `a comma-separated list of ${EVENT_TYPES.join(', ')}, ${EVENT_KINDS.map((kind) => `${kind}.*`).join(', ')}`;
 
 /** The types a `types` list names, or null when it names something else. */
 export function eventTypes(list: string): EventType[] | null {
@@ -38,7 +43,7 @@ export class EventQueryDto {
   limit?: number;
 
   @ApiPropertyOptional({
-    description: `Only events of these types, comma-separated: ${EVENT_TYPES.join(', ')}; stock.* and item.* for every type of their kind`,
+    description: `Only events of these types, comma-separated: ${EVENT_TYPES.join(', ')}; ${EVENT_KINDS.map((kind) => `${kind}.*`).join(', ')} for every type of their kind`,
     type: String,
     example: 'stock.received,stock.issued',
   })
@@ -47,7 +52,7 @@ export class EventQueryDto {
     name: 'eventTypes',
     validator: {
       validate: (value: unknown) => typeof value === 'string' && eventTypes(value) !== null,
-      defaultMessage: () => `types must be a comma-separated list of ${EVENT_TYPES.join(', ')}, stock.* or item.*`,
+      defaultMessage: () => `types must be ${TYPES_SYNTAX}`,
     },
   })
   types?: string;

@@ -3,8 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { AppConfig } from '../config/config.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { EVENT_TYPES } from '../event-contract.js';
-import { eventTypes } from './events.dto.js';
+import { eventTypes, TYPES_SYNTAX } from './events.dto.js';
 import { EventSequencer } from './sequencer.js';
 import { SequencerRepository } from './sequencer.repository.js';
 import { checkedAddress, parseWebhookUrl, WebhookInputError } from './webhook-target.js';
@@ -113,11 +112,11 @@ export class WebhookService {
   }
 }
 
-/** `--types`: a comma list of event types, `stock.*` or `item.*`, kept as given. */
+/** `--types`: a comma list of event types and `<kind>.*`, kept as given. */
 function parseTypes(raw: string): string[] {
   const names = raw.split(',').map((name) => name.trim());
   if (raw.length > 500 || eventTypes(raw) === null) {
-    throw new WebhookInputError(`--types must be a comma-separated list of ${EVENT_TYPES.join(', ')}, stock.* or item.*`);
+    throw new WebhookInputError(`--types must be ${TYPES_SYNTAX}`);
   }
   return names;
 }

@@ -45,6 +45,9 @@ export class ConflictDetailsDto implements ConflictDetails {
   @ApiPropertyOptional({ ...QUANTITY, description: 'count_changed: the units the Count expected on hand' }) expected?: number;
   @ApiPropertyOptional({ ...QUANTITY, description: 'count_changed: the units on hand now' }) onHand?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'batch_too_large: the most lots a batch may touch' }) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'allocation_closed: the allocation named' }) allocationId?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'expectation_closed: the expectation named' }) expectationId?: number;
+  @ApiPropertyOptional({ type: 'string', enum: ['done', 'cancelled'], description: 'allocation_closed, expectation_closed: the state the document is in' }) state?: string;
   @ApiPropertyOptional({ type: 'integer', description: 'In a Batch: the index of the failing operation' }) operation?: number;
 }
 

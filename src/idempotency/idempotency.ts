@@ -107,6 +107,16 @@ export class IdempotencyService {
 const REPLAYED_HEADERS = ['Location'];
 
 /**
+ * What a key's request is compared by: the method, the route, the path's
+ * parameters when it has any (POST /Allocations/1/Pack and /2/Pack are two
+ * requests), and the body as sent.
+ */
+function requestText(req: Request): string {
+  const params = Object.keys(req.params ?? {}).length ? ` ${canonicalJson(req.params)}` : '';
+  return `${req.method} ${req.route?.path ?? req.path}${params} ${canonicalJson(req.body)}`;
+}
+
+/**
  * The HTTP edge of Idempotency-Key: claims the key before the route runs,
  * replays a stored answer, and otherwise adds the answer (status, body,
  * Location) to the request's unit of work, so that it is stored in the same
@@ -132,7 +142,7 @@ export class IdempotencyInterceptor implements IdempotencyKeys {
       clientId: req.caller.clientId,
       key,
       keyHash: sha256(key),
-      requestHash: sha256(`${req.method} ${req.route?.path ?? req.path} ${canonicalJson(req.body)}`),
+      requestHash: sha256(requestText(req)),
     };
     if (++this.calls % 1000 === 0) void this.idempotency.purge().catch(() => undefined);
     return from(this.idempotency.begin(ctx)).pipe(

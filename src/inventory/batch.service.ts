@@ -6,25 +6,43 @@ import { caseKey } from '../database/case-key.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { DomainError, type ErrorDetails, ValidationFailed } from '../errors.js';
 import { ApiValidationPipe } from '../http/validation.pipe.js';
+import { AllocateDto, AllocationOperationDto, PackOperationDto } from './allocation.dto.js';
+import { AllocationsRepository } from './allocations.repository.js';
+import { AllocationsService } from './allocations.service.js';
 import { CountService } from './count.service.js';
+import { ExpectationOperationDto, ExpectDto } from './expectation.dto.js';
+import { ExpectationsRepository } from './expectations.repository.js';
+import { ExpectationsService } from './expectations.service.js';
 import { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import type { BatchResponseDto } from './inventory.responses.js';
 import { InventoryService } from './inventory.service.js';
 import { StockLocksRepository } from './locks.repository.js';
 import { LotBudget } from './lot-budget.js';
+import { DocumentNotFound } from './stock-documents.js';
 import { letOthersRun } from '../database/event-loop.js';
 
 /** The most operations one batch carries (EXTENSIONS). */
 export const MAX_BATCH_OPERATIONS = 250;
 
-type Body = ReceiveDto | IssueDto | MoveDto | HoldDto | CountDto;
+type Body = ReceiveDto | IssueDto | MoveDto | HoldDto | CountDto | AllocateDto | PackOperationDto | AllocationOperationDto | ExpectDto | ExpectationOperationDto;
+/** Every field of every body, optional: what the checks read of a body whatever its op. */
+type Fields = Partial<ReceiveDto & IssueDto & MoveDto & PackOperationDto & ExpectationOperationDto>;
 
-/** What each `op` of a batch is: the body class of its own endpoint, the SecurityIDs that endpoint takes, and the call. */
+/**
+ * What each `op` of a batch is: the body class of its own endpoint, the
+ * SecurityIDs that endpoint takes, the document its body names as the
+ * endpoint's path does (read before the scope check: its warehouse is the
+ * operation's), and the call.
+ */
 interface Operation {
   dto: Type<Body>;
   anyOf: SecurityId[];
+  names?: 'allocation' | 'expectation';
   run(caller: Caller, dto: Body, key: string | null, budget: LotBudget): Promise<unknown>;
 }
+
+/** A document a body names by id, as the checks read it. */
+type Named = { partNo: number; wID: number };
 
 /** A refusal of one operation: the endpoint's own failure, its message naming the operation. */
 export class BatchOperationFailed extends DomainError {
@@ -35,7 +53,10 @@ export class BatchOperationFailed extends DomainError {
 }
 
 /**
- * POST /Inventory/Batch: 1 to 250 operations, all or nothing (EXTENSIONS).
+ * POST /Inventory/Batch: 1 to 250 operations, all or nothing (EXTENSIONS):
+ * the warehouse operations, and the stock documents' (allocate, pack,
+ * cancelAllocation, expect, shipExpectation, cancelExpectation; an issue or
+ * receive against a document by its id).
  * Every operation is checked before anything runs, kind by kind over the
  * whole batch (DECISIONS "Order of checks"): permissions, then bodies, then
  * warehouse scope, then the items named; the first failing kind is reported at
@@ -54,8 +75,12 @@ export class BatchService {
     private readonly tx: TransactionRunner,
     inventory: InventoryService,
     counts: CountService,
+    private readonly allocations: AllocationsService,
+    private readonly expectations: ExpectationsService,
     private readonly items: ItemLocksRepository,
     private readonly locks: StockLocksRepository,
+    private readonly allocationRows: AllocationsRepository,
+    private readonly expectationRows: ExpectationsRepository,
   ) {
     this.operations = {
       receive: { dto: ReceiveDto, anyOf: [SecurityId.PositiveAdjustment], run: (c, d, k, b) => inventory.receive(c, d as ReceiveDto, k, b) },
@@ -64,6 +89,17 @@ export class BatchService {
       hold: { dto: HoldDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k, b) => inventory.hold(c, d as HoldDto, true, k, b) },
       release: { dto: HoldDto, anyOf: [SecurityId.LocateMoveUnits], run: (c, d, k, b) => inventory.hold(c, d as HoldDto, false, k, b) },
       count: { dto: CountDto, anyOf: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment], run: (c, d, k, b) => counts.count(c, d as CountDto, k, b) },
+      allocate: { dto: AllocateDto, anyOf: [SecurityId.NegativeAdjustment], run: (c, d) => allocations.allocate(c, d as AllocateDto) },
+      pack: { dto: PackOperationDto, anyOf: [SecurityId.LocateMoveUnits], names: 'allocation', run: (c, d) => allocations.pack(c, (d as PackOperationDto).allocationId, d as PackOperationDto) },
+      cancelAllocation: { dto: AllocationOperationDto, anyOf: [SecurityId.NegativeAdjustment], names: 'allocation', run: (c, d) => allocations.cancel(c, (d as AllocationOperationDto).allocationId) },
+      expect: { dto: ExpectDto, anyOf: [SecurityId.PositiveAdjustment], run: (c, d) => expectations.expect(c, d as ExpectDto) },
+      shipExpectation: { dto: ExpectationOperationDto, anyOf: [SecurityId.PositiveAdjustment], names: 'expectation', run: (c, d) => expectations.ship(c, (d as ExpectationOperationDto).expectationId) },
+      cancelExpectation: {
+        dto: ExpectationOperationDto,
+        anyOf: [SecurityId.PositiveAdjustment],
+        names: 'expectation',
+        run: (c, d) => expectations.cancel(c, (d as ExpectationOperationDto).expectationId),
+      },
     };
   }
 
@@ -89,24 +125,37 @@ export class BatchService {
       }
     }
     if (firstInvalid >= 0) throw new BatchOperationFailed(firstInvalid, new ValidationFailed(details));
-    // 3. Warehouse scope.
-    bodies.forEach((dto, i) => {
+    // 3. Warehouse scope: the warehouses a body names, and those of the documents it names as a path would.
+    const fields = bodies as Fields[];
+    const named = await this.named(entries.map(({ op }) => op), fields);
+    fields.forEach((dto, i) => {
       try {
-        caller.assertWarehouses(dto.wid, (dto as MoveDto).shipToWid);
+        caller.assertWarehouses(dto.wid, dto.shipToWid, named[i]?.wID);
       } catch (error) {
         throw error instanceof DomainError ? new BatchOperationFailed(i, error) : error;
       }
     });
-    // 4. The items named.
-    const keys = [...new Set(bodies.map((dto) => caseKey(dto.itemID)))];
+    // 4. The things named: items, the documents named as a path would (404), and those a body refers to (an Issue's allocation, a Receive's expectation).
+    const keys = [...new Set(fields.flatMap((dto) => (dto.itemID === undefined ? [] : [caseKey(dto.itemID)])))];
     const found = await this.items.partNosOf(keys);
-    bodies.forEach((dto, i) => {
-      if (!found.has(caseKey(dto.itemID))) {
-        throw new BatchOperationFailed(i, new ValidationFailed({ [`operations[${i}].itemID`]: [`itemID "${dto.itemID}" does not name an item`] }));
+    for (const [i, dto] of fields.entries()) {
+      try {
+        const partNo = dto.itemID === undefined ? undefined : found.get(caseKey(dto.itemID));
+        if (dto.itemID !== undefined && partNo === undefined) throw new ValidationFailed({ [`operations[${i}].itemID`]: [`itemID "${dto.itemID}" does not name an item`] });
+        const names = entries[i].op.names;
+        if (names && !named[i]) throw new DocumentNotFound(names, names === 'allocation' ? dto.allocationId! : dto.expectationId!);
+        if (!names && partNo !== undefined && dto.allocationId !== undefined) await this.allocations.referenced(dto.allocationId, partNo, dto.wid!);
+        if (!names && partNo !== undefined && dto.expectationId !== undefined) await this.expectations.referenced(dto.expectationId, partNo, dto.wid!);
+      } catch (error) {
+        throw error instanceof DomainError ? new BatchOperationFailed(i, error) : error;
       }
-    });
+    }
     // 5. State, in order, in one transaction.
-    const stock = bodies.flatMap((dto) => [dto.wid, (dto as MoveDto).shipToWid].filter((w): w is number => w !== undefined).map((wid) => ({ partNo: found.get(caseKey(dto.itemID))!, wid })));
+    const stock = fields.flatMap((dto, i) => {
+      if (named[i]) return [{ partNo: named[i].partNo, wid: named[i].wID }];
+      const partNo = found.get(caseKey(dto.itemID!))!;
+      return [dto.wid, dto.shipToWid].filter((w): w is number => w !== undefined).map((wid) => ({ partNo, wid }));
+    });
     await this.tx.run((_m, ctx) => this.locks.lockItemsAndLevels(ctx, stock));
     const results: unknown[] = [];
     // EXTENSIONS: at most MAX_BATCH_LOTS lots in all, each operation's counted before it writes.
@@ -121,6 +170,14 @@ export class BatchService {
       }
     }
     return { status: 'completed', results } as BatchResponseDto;
+  }
+
+  /** The documents the bodies name as a path would (pack, cancelAllocation, shipExpectation, cancelExpectation), by operation; undefined where none or unknown. */
+  private async named(ops: Operation[], fields: Fields[]): Promise<Array<Named | undefined>> {
+    const ids = (kind: 'allocation' | 'expectation') => fields.flatMap((dto, i) => (ops[i].names !== kind ? [] : [kind === 'allocation' ? dto.allocationId! : dto.expectationId!]));
+    const allocations = await this.allocationRows.findMany([...new Set(ids('allocation'))]);
+    const expectations = await this.expectationRows.findMany([...new Set(ids('expectation'))]);
+    return fields.map((dto, i) => (ops[i].names === 'allocation' ? allocations.get(dto.allocationId!) : ops[i].names === 'expectation' ? expectations.get(dto.expectationId!) : undefined));
   }
 
   /** The batch's shape: `operations`, 1 to 250 objects, each with a known `op`. */

@@ -9,11 +9,10 @@ import { ValidationFailed } from '../errors.js';
 import { compareDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
 import type { CountDto } from './inventory.dto.js';
 import type { CountedResponseDto } from './inventory.responses.js';
-import { ItemDiscontinued } from './inventory.service.js';
 import { StockLocksRepository } from './locks.repository.js';
 import { type LotBudget, lotsTouched } from './lot-budget.js';
 import { countFilter, countTake, planCount } from './pick.js';
-import { ledgerFields, ledgerRow, levelAdded, StockLimitExceeded } from './stock-changes.js';
+import { ItemDiscontinued, ledgerFields, ledgerRow, levelAdded, StockLimitExceeded } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
 import { StockEvents } from './stock-events.js';
 

@@ -47,6 +47,11 @@ export class ReceiveDto extends InventoryWriteDto {
   @IsOptional()
   @IsBoolean({ message: 'hold must be true or false' })
   hold?: boolean;
+
+  @ApiPropertyOptional({ description: 'Extension: an open expectation of this item and warehouse the units are received against (what is left on it falls by them)' })
+  @IsOptional()
+  @IsInt32(1)
+  expectationId?: number;
 }
 
 export class IssueDto extends InventoryWriteDto {
@@ -62,6 +67,11 @@ export class IssueDto extends InventoryWriteDto {
   @ApiPropertyOptional({ description: 'Production/assembly ID' }) @IsOptional() @IsText(64) prodID?: string;
   @ApiPropertyOptional({ description: 'A specific lot to issue from' }) @IsOptional() @IsInt32(1) recno?: number;
   @ApiPropertyOptional({ description: 'Order line' }) @IsOptional() @IsInt32() line?: number;
+
+  @ApiPropertyOptional({ description: 'Extension: an open allocation of this item and warehouse to ship from (packed units first); without it only available units are issued' })
+  @IsOptional()
+  @IsInt32(1)
+  allocationId?: number;
 }
 
 /** POST /Inventory/Hold and /Release: the Issue body's selectors; without `units`, every matching lot. */
@@ -96,14 +106,17 @@ export class CountDto extends InventoryWriteDto {
 /** POST /Inventory/Batch: checked operation by operation by BatchService (each body as its own endpoint's). */
 export class BatchDto {
   @ApiProperty({
-    description: '1 to 250 operations, run in order, all or nothing: each `{op, …}` with the body of its own endpoint',
+    description:
+      '1 to 250 operations, run in order, all or nothing: each `{op, …}` with the body of its own endpoint; pack, cancelAllocation, shipExpectation and cancelExpectation name their document as `allocationId` or `expectationId` in the body',
     type: 'array',
     minItems: 1,
     maxItems: 250,
     items: {
       type: 'object',
       required: ['op'],
-      properties: { op: { type: 'string', enum: ['receive', 'issue', 'move', 'hold', 'release', 'count'] } },
+      properties: {
+        op: { type: 'string', enum: ['receive', 'issue', 'move', 'hold', 'release', 'count', 'allocate', 'pack', 'cancelAllocation', 'expect', 'shipExpectation', 'cancelExpectation'] },
+      },
       additionalProperties: true,
     },
   })

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { caseKeyTransformer } from '../database/case-key.js';
 import { decimalTransformer } from '../quantity.js';
+import { DOCUMENT_ENTITIES } from './documents.entities.js';
 
 /** A lot (spec "Lot"): units of one item at one spot of one warehouse. In stock while active. */
 @Entity('lot')
@@ -148,7 +149,12 @@ export class LedgerEntry {
   created: Date;
 }
 
-/** Per item × warehouse totals, kept in the same transaction as the lots, so stock levels never scan lots. */
+/**
+ * Per item × warehouse totals, kept in the same transaction as the lots and
+ * the documents, so stock levels never scan lots. `available` (inStock −
+ * onHold − committed − packed) is a generated column of the migrations, read
+ * only by the service's own SQL.
+ */
 @Entity('stock_level')
 export class StockLevel {
   @PrimaryColumn({ type: 'int' })
@@ -165,6 +171,22 @@ export class StockLevel {
 
   @Column({ type: 'datetime' })
   modified: Date;
+
+  /** What is left to ship on open allocations, not packed (documents.entities.ts). */
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  committed: number;
+
+  /** Packed on open allocations, not shipped yet. */
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  packed: number;
+
+  /** What is left on open expectations still `ordered`. */
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  onOrder: number;
+
+  /** What is left on open expectations `shipped` (in transit). */
+  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
+  aSN: number;
 }
 
 /** How many items have a stock_level row: per warehouse (scope = wID) and in any (scope = 0). See list-counts.ts. */
@@ -177,4 +199,4 @@ export class StockCount {
   items: number;
 }
 
-export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, StockCount];
+export const INVENTORY_ENTITIES = [Lot, LedgerEntry, StockLevel, StockCount, ...DOCUMENT_ENTITIES];

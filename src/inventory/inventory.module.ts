@@ -6,6 +6,14 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PageCursors } from '../pagination/cursor.js';
+import { AllocationExpiry } from './allocation-expiry.js';
+import { AllocationsController } from './allocations.controller.js';
+import { AllocationsRepository } from './allocations.repository.js';
+import { AllocationsService } from './allocations.service.js';
+import { DocumentQueries } from './document-queries.service.js';
+import { ExpectationsController } from './expectations.controller.js';
+import { ExpectationsRepository } from './expectations.repository.js';
+import { ExpectationsService } from './expectations.service.js';
 import { InventoryController } from './inventory.controller.js';
 import { INVENTORY_ENTITIES } from './inventory.entities.js';
 import { InventoryPagesRepository } from './inventory-pages.repository.js';
@@ -24,9 +32,16 @@ import { WarehousesRepository } from './warehouses.repository.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule, CatalogModule],
-  controllers: [InventoryController],
+  // The documents' controllers first: InventoryController's GET :wid would otherwise take GET /Inventory/Allocations and /Expectations.
+  controllers: [AllocationsController, ExpectationsController, InventoryController],
   providers: [
     InventoryService,
+    AllocationsService,
+    ExpectationsService,
+    AllocationExpiry,
+    DocumentQueries,
+    AllocationsRepository,
+    ExpectationsRepository,
     CountService,
     BatchService,
     InventoryQueries,

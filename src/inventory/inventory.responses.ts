@@ -1,6 +1,8 @@
-import { ApiExtraModels, ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { ApiBoolean, ApiDateTime, ApiDecimal, ApiEnum, ApiInteger, ApiString } from '../http/openapi-decorators.js';
 import { PageOf } from '../pagination/page.responses.js';
+import { AllocatedResponseDto, AllocationCancelledResponseDto, PackedResponseDto } from './allocation.responses.js';
+import { ExpectationCancelledResponseDto, ExpectationShippedResponseDto, ExpectedResponseDto } from './expectation.responses.js';
 import type { LedgerEntry, Lot } from './inventory.entities.js';
 
 /** Spec "Inventory": a lot, fields in the spec's order. */
@@ -196,14 +198,28 @@ export class MovedResponseDto {
   @ApiProperty({ type: [MovedLotResponseDto] }) lots: MovedLotResponseDto[];
 }
 
+/** The answers a Batch operation can have: each its endpoint's own. */
+const BATCH_RESULTS = [
+  ReceivedResponseDto,
+  IssuedResponseDto,
+  MovedResponseDto,
+  HeldResponseDto,
+  ReleasedResponseDto,
+  CountedResponseDto,
+  AllocatedResponseDto,
+  PackedResponseDto,
+  AllocationCancelledResponseDto,
+  ExpectedResponseDto,
+  ExpectationShippedResponseDto,
+  ExpectationCancelledResponseDto,
+];
+type BatchResult = InstanceType<(typeof BATCH_RESULTS)[number]>;
+
 /** POST /Inventory/Batch: each operation's own answer, in order. */
 @ApiSchema({ name: 'BatchCompleted' })
-@ApiExtraModels(ReceivedResponseDto, IssuedResponseDto, MovedResponseDto, HeldResponseDto, ReleasedResponseDto, CountedResponseDto)
+@ApiExtraModels(...BATCH_RESULTS)
 export class BatchResponseDto {
   @ApiEnum(['completed']) status: 'completed';
-  @ApiProperty({
-    type: 'array',
-    items: { oneOf: ['Received', 'Issued', 'Moved', 'Held', 'Released', 'Counted'].map((name) => ({ $ref: `#/components/schemas/${name}` })) },
-  })
-  results: Array<ReceivedResponseDto | IssuedResponseDto | MovedResponseDto | HeldResponseDto | ReleasedResponseDto | CountedResponseDto>;
+  @ApiProperty({ type: 'array', items: { oneOf: BATCH_RESULTS.map((answer) => ({ $ref: getSchemaPath(answer) })) } })
+  results: BatchResult[];
 }

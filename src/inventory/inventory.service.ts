@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller.js';
-import { addDecimal, subtractDecimal, sumDecimals, withinDecimalMax } from '../quantity.js';
+import { fromTenThousandths, storedTenThousandths, sumDecimals, withinDecimalMax } from '../quantity.js';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { Conflict, ValidationFailed } from '../errors.js';
+import { ValidationFailed } from '../errors.js';
+import { AllocationsService } from './allocations.service.js';
+import { ExpectationsService } from './expectations.service.js';
 import type { HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import {
   type IssuedLotResponseDto,
@@ -16,27 +18,24 @@ import {
   toLotResponse,
 } from './inventory.responses.js';
 import { Lot } from './inventory.entities.js';
-import { ItemKeyCache, type ItemKeys } from './item-keys.js';
+import { ItemKeyCache, type ItemKeys, unknownItem } from './item-keys.js';
 import { type LotBudget, lotsTouched } from './lot-budget.js';
 import { StockLocksRepository } from './locks.repository.js';
-import { holdFilter, issueFilter, moveFilter, pick, pickOrAll } from './pick.js';
-import { ledgerFields, ledgerRow, levelAdded, StockLimitExceeded, type TakenLot } from './stock-changes.js';
+import { assertAvailable, holdFilter, InsufficientStock, issueFilter, moveFilter, pick, pickOrAll, planUnits, unitsOf } from './pick.js';
+import { availableOf, ItemDiscontinued, ledgerFields, ledgerRow, levelAdded, type LevelDelta, StockLimitExceeded, type TakenLot, withDelta } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
 import { StockEvents } from './stock-events.js';
 import { WarehouseNames } from './warehouse-names.js';
 
-export class ItemDiscontinued extends Conflict {
-  constructor(shortId: string) {
-    super(`Item ${shortId} is discontinued; it cannot be received.`, { reason: 'item_discontinued', itemID: shortId });
-  }
-}
-
 /**
- * Receive, Move and Issue, each one transaction (TransactionRunner; in a
- * request, the request's unit of work) that locks in the order written in
- * locks.repository.ts (the item row through catalog's ItemLocksRepository,
- * the rest through StockLocksRepository), decides with pick.ts, and writes
- * lots, stock levels and ledger together through StockChangesRepository.
+ * Receive, Move, Issue, Hold and Release, each one transaction
+ * (TransactionRunner; in a request, the request's unit of work) that locks in
+ * the order written in locks.repository.ts (the item row through catalog's
+ * ItemLocksRepository, the rest through StockLocksRepository), decides with
+ * pick.ts, and writes lots, stock levels and ledger together through
+ * StockChangesRepository. A Receive against an expectation and an Issue
+ * against an allocation change the document too (ExpectationsService,
+ * AllocationsService), in the same transaction.
  */
 @Injectable()
 export class InventoryService {
@@ -48,10 +47,13 @@ export class InventoryService {
     private readonly items: ItemLocksRepository,
     private readonly locks: StockLocksRepository,
     private readonly changes: StockChangesRepository,
+    private readonly allocations: AllocationsService,
+    private readonly expectations: ExpectationsService,
   ) {}
 
   async receive(caller: Caller, dto: ReceiveDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<ReceivedResponseDto> {
     caller.assertWarehouses(dto.wid);
+    if (dto.expectationId !== undefined) await this.expectations.referenced(dto.expectationId, (await this.itemFor(dto.itemID)).partNo, dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (_m, ctx) => {
       const found = await this.items.lockItemWithTotal(ctx, dto.itemID, dto.wid);
@@ -59,6 +61,8 @@ export class InventoryService {
       const { item, total, level } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);
       if (!withinDecimalMax(total, dto.units)) throw new StockLimitExceeded(item.shortID, null);
+      // Against an expectation: locked after the item's stock_level row, which the statement above locked.
+      const receipt = dto.expectationId === undefined ? null : await this.expectations.receipt(ctx, dto.expectationId, dto.units);
       budget?.spend(1);
       const now = new Date();
       const lot = Object.assign(new Lot(), {
@@ -87,22 +91,24 @@ export class InventoryService {
         modified: now,
       });
       // The item's total is within the bound, so is this warehouse's part of it.
-      const onHold = lot.hold ? dto.units : 0;
+      const delta: LevelDelta = { inStock: dto.units, onHold: lot.hold ? dto.units : 0, ...receipt?.delta };
       // The row was locked with the item when it existed: after the change it holds exactly this.
-      let levelAfter = level ? { inStock: addDecimal(level.inStock, dto.units), onHold: addDecimal(level.onHold, onHold) } : undefined;
+      let levelAfter = level ? withDelta(level, delta) : undefined;
       if (level) {
-        this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now);
-      } else if (!(await this.changes.addToLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now))) {
+        this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, delta, now);
+      } else if (!(await this.changes.addToLevel(ctx, item.partNo, dto.wid, delta, now))) {
         levelAfter = undefined;
         await this.locks.lockLevels(ctx, item.partNo, [dto.wid], dto.wid);
-        await this.changes.addToLevel(ctx, item.partNo, dto.wid, dto.units, onHold, now);
+        await this.changes.addToLevel(ctx, item.partNo, dto.wid, delta, now);
       }
+      if (receipt) this.expectations.received(ctx, receipt, now);
       lot.recNo = await this.changes.insertLot(ctx, lot);
       await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), 'receive', item.partNo, [
         { recNo: lot.recNo, fromRecNo: null, fromWid: null, fromSpot: null, toWid: dto.wid, toSpot: lot.spot, units: dto.units },
       ]);
       const result: ReceivedResponseDto = { status: 'received', recNo: lot.recNo, lot: toLotResponse(lot, item.shortID, item.description, warehouse) };
-      await this.events.record(ctx, { type: 'stock.received', item, wid: dto.wid, reasonCode: dto.reasonCode, reference: dto.reference, clientId: caller.clientId, answer: result, levelAfter });
+      const document = dto.expectationId === undefined ? undefined : { expectationId: dto.expectationId };
+      await this.events.record(ctx, { type: 'stock.received', item, wid: dto.wid, reasonCode: dto.reasonCode, reference: dto.reference, clientId: caller.clientId, answer: result, levelAfter, document });
       return result;
     });
   }
@@ -110,19 +116,29 @@ export class InventoryService {
   async issue(caller: Caller, dto: IssueDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<IssuedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
+    if (dto.allocationId !== undefined) await this.allocations.referenced(dto.allocationId, item.partNo, dto.wid);
     return this.tx.run(async (_m, ctx) => {
       const now = new Date();
-      const { level, lots: candidates } = await this.locks.lockLevelAndLots(ctx, item.partNo, dto.wid, issueFilter(dto), { units: dto.units, budget });
-      const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      const of = { shortId: item.shortID, wid: dto.wid };
+      const level = await this.locks.lockLevel(ctx, item.partNo, dto.wid);
+      // Against an allocation: what is left on it ships, packed units first (the allocation locked after the row, before the lots).
+      const shipment = dto.allocationId === undefined ? null : await this.allocations.shipment(ctx, dto.allocationId, dto.units, item.shortID);
+      const candidates = level ? await this.locks.lockLots(ctx, item.partNo, dto.wid, issueFilter(dto), { units: dto.units, budget }) : [];
+      // A plain Issue takes only available units: allocated ones are not its to take (EXTENSIONS).
+      if (!shipment) assertAvailable(availableOf(level), dto.units, of, dto.units, unitsOf(candidates));
+      const plan = pick(candidates, dto.units, of);
       budget?.spend(lotsTouched(plan));
       // DECISIONS "Inventory": issued lots are archived; one issued whole keeps its units as the issued quantity.
       const done = await this.changes.applyPick(ctx, plan, { shipped: now, active: false }, now);
-      this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, -dto.units, 0, now);
+      const delta: LevelDelta = { inStock: -dto.units, ...shipment?.delta };
+      this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, delta, now);
+      if (shipment) this.allocations.shipped(ctx, shipment, now);
       await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), 'issue', item.partNo, done.map((t) => ledgerRow(t, null)));
       const result: IssuedResponseDto = { status: 'issued', units: dto.units, lots: done.map((t): IssuedLotResponseDto => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units })) };
-      // The row was locked before the change, and an Issue leaves onHold as it was.
-      const levelAfter = level ? { inStock: subtractDecimal(level.inStock, dto.units), onHold: level.onHold } : undefined;
-      await this.events.record(ctx, { type: 'stock.issued', item, wid: dto.wid, reasonCode: dto.reasonCode, reference: dto.reference, clientId: caller.clientId, answer: result, levelAfter });
+      // The row was locked before the change: after it, it holds exactly this.
+      const levelAfter = level ? withDelta(level, delta) : undefined;
+      const document = dto.allocationId === undefined ? undefined : { allocationId: dto.allocationId };
+      await this.events.record(ctx, { type: 'stock.issued', item, wid: dto.wid, reasonCode: dto.reasonCode, reference: dto.reference, clientId: caller.clientId, answer: result, levelAfter, document });
       return result;
     });
   }
@@ -139,6 +155,12 @@ export class InventoryService {
       const [source, target] = await this.locks.lockLevels(ctx, item.partNo, [dto.wid, dest], dest);
       const candidates = source ? await this.locks.lockLots(ctx, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      if (dest !== dto.wid) {
+        // Out of the warehouse: the units not held leave `available`, which they may not pass (EXTENSIONS); held ones travel with their hold.
+        const held = storedTenThousandths(planUnits(plan, (lot) => lot.hold));
+        const available = availableOf(source);
+        if (storedTenThousandths(dto.units) - held > available) throw new InsufficientStock(item.shortID, dto.wid, dto.units, fromTenThousandths(available + held));
+      }
       budget?.spend(lotsTouched(plan));
       // Without a toSpot each lot keeps its own spot; the hold travels with the units.
       const to: Partial<Lot> = dto.toSpot === undefined ? { wID: dest } : { wID: dest, spot: dto.toSpot };
@@ -173,17 +195,21 @@ export class InventoryService {
     return this.tx.run(async (_m, ctx) => {
       const now = new Date();
       const { level, lots: candidates } = await this.locks.lockLevelAndLots(ctx, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
-      const plan = pickOrAll(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
+      const of = { shortId: item.shortID, wid: dto.wid };
+      const plan = pickOrAll(candidates, dto.units, of);
+      // A Hold takes available units (EXTENSIONS): not allocated ones.
+      if (hold) assertAvailable(availableOf(level), planUnits(plan), of, dto.units ?? null, unitsOf(candidates));
       budget?.spend(lotsTouched(plan));
       const done = await this.changes.applyPick(ctx, plan, { hold }, now);
       const units = sumDecimals(done.map((t) => t.units));
-      this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, 0, hold ? units : -units, now);
+      const delta = { inStock: 0, onHold: hold ? units : -units };
+      this.changes.addToLockedLevel(ctx, item.partNo, dto.wid, delta, now);
       const here = (t: TakenLot) => ({ wid: dto.wid, spot: t.from.spot });
       await this.changes.writeLedger(ctx, ledgerFields(caller.clientId, requestKey, dto), hold ? 'hold' : 'release', item.partNo, done.map((t) => ledgerRow(t, here(t))));
       const lots = done.map((t) => ({ recNo: t.recNo, fromRecNo: t.from.recNo, units: t.units }));
       const result = hold ? { status: 'held' as const, units, lots } : { status: 'released' as const, units, lots };
       // The row was locked before the change: inStock stays, onHold moves by the units.
-      const levelAfter = level ? { inStock: level.inStock, onHold: hold ? addDecimal(level.onHold, units) : subtractDecimal(level.onHold, units) } : undefined;
+      const levelAfter = level ? withDelta(level, delta) : undefined;
       await this.events.record(ctx, {
         type: hold ? 'stock.held' : 'stock.released',
         item,
@@ -204,8 +230,4 @@ export class InventoryService {
     if (!item) throw unknownItem(itemID);
     return item;
   }
-}
-
-function unknownItem(itemID: string): ValidationFailed {
-  return new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
 }

@@ -2,6 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Item } from '../catalog/catalog.entities.js';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { caseKey } from '../database/case-key.js';
+import { ValidationFailed } from '../errors.js';
+
+/** A referenced item that does not exist: validation_error on itemID (DECISIONS "Inventory"). */
+export function unknownItem(itemID: string): ValidationFailed {
+  return new ValidationFailed({ itemID: [`itemID "${itemID}" does not name an item`] });
+}
 
 /** What an operation needs of an item it does not lock: its keys. */
 export type ItemKeys = Pick<Item, 'partNo' | 'shortID'>;

@@ -16,6 +16,20 @@ export interface LevelRow {
   wID: number;
   inStock: string | number;
   onHold: string | number;
+  committed: string | number;
+  packed: string | number;
+  onOrder: string | number;
+  aSN: string | number;
+}
+
+/** What is left on the open documents of an item in a warehouse, by the stock_level figure it counts in. */
+export interface DocumentSum {
+  partNo: number;
+  wID: number;
+  committed?: string | number | null;
+  packed?: string | number | null;
+  onOrder?: string | number | null;
+  aSN?: string | number | null;
 }
 
 /** Everything the ledger check compares, read in one snapshot. */
@@ -26,6 +40,9 @@ export interface LedgerCheckRows {
   /** The in-stock lots' units per item and warehouse, with the held part. */
   lots: UnitSum[];
   levels: LevelRow[];
+  /** What is left on open allocations (committed: not packed; packed) and open expectations (onOrder: ordered; aSN: shipped), per item and warehouse. */
+  allocations: DocumentSum[];
+  expectations: DocumentSum[];
   /** stock_count: items per scope (0: any warehouse). */
   stockCounts: Array<{ scope: number; items: number }>;
   /** What the list counters count: lots per warehouse, items (all, active), ledger rows per pair of warehouses. */
@@ -51,13 +68,20 @@ export class LedgerCheckRepository {
       const lots: UnitSum[] = await q.query(
         'SELECT partNo, wID, SUM(units) AS total, SUM(CASE WHEN hold = 1 THEN units ELSE 0 END) AS held FROM lot WHERE active = 1 GROUP BY partNo, wID',
       );
-      const levels: LevelRow[] = await q.query('SELECT partNo, wID, inStock, onHold FROM stock_level');
+      const levels: LevelRow[] = await q.query('SELECT partNo, wID, inStock, onHold, committed, packed, onOrder, aSN FROM stock_level');
+      const allocations: DocumentSum[] = await q.query(
+        "SELECT partNo, wID, SUM(units - shipped - packed) AS committed, SUM(packed) AS packed FROM allocation WHERE state = 'open' GROUP BY partNo, wID",
+      );
+      const expectations: DocumentSum[] = await q.query(
+        "SELECT partNo, wID, SUM(CASE WHEN stage = 'ordered' THEN units - received ELSE 0 END) AS onOrder, SUM(CASE WHEN stage = 'shipped' THEN units - received ELSE 0 END) AS aSN" +
+          " FROM expectation WHERE state = 'open' GROUP BY partNo, wID",
+      );
       const stockCounts: LedgerCheckRows['stockCounts'] = await q.query('SELECT scope, items FROM stock_count');
       const lotCounts: LedgerCheckRows['lotCounts'] = await q.query('SELECT wID, COUNT(*) AS n FROM lot GROUP BY wID');
       const [items]: Array<LedgerCheckRows['items']> = await q.query('SELECT COUNT(*) AS total, SUM(CASE WHEN discontinued = 0 THEN 1 ELSE 0 END) AS active FROM item');
       const ledgerPairs: LedgerCheckRows['ledgerPairs'] = await q.query('SELECT fromWid, toWid, COUNT(*) AS n FROM ledger_entry GROUP BY fromWid, toWid');
       const listCounts: LedgerCheckRows['listCounts'] = await q.query('SELECT list, scope, SUM(n) AS n FROM list_count GROUP BY list, scope');
-      return { ins, outs, lots, levels, stockCounts, lotCounts, items, ledgerPairs, listCounts };
+      return { ins, outs, lots, levels, allocations, expectations, stockCounts, lotCounts, items, ledgerPairs, listCounts };
     });
   }
 }

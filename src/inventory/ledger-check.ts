@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
 import { LedgerCheckRepository, type LedgerCheckRows } from './ledger-check.repository.js';
+import { type DocumentMismatch, documentMismatches } from './document-check.js';
 import { listCountMismatches, type ListCountMismatch } from './list-count-check.js';
 
 export interface LedgerMismatch {
@@ -27,6 +28,8 @@ export interface LedgerReport {
   countMismatches: CountMismatch[];
   /** list_count counters that disagree with a COUNT of what their list shows (see list-count-check.ts). */
   listCountMismatches: ListCountMismatch[];
+  /** stock_level figures (committed, packed, onOrder, aSN) that disagree with the open documents they count (see document-check.ts). */
+  documentMismatches: DocumentMismatch[];
 }
 
 /** The check's statements: a stateless repository, made once. */
@@ -37,8 +40,10 @@ const statements = new LedgerCheckRepository();
  * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
  * the held in-stock lots = its onHold. Sums are exact on both databases.
  * Also: stock_count holds the number of items with a stock_level row, per
- * warehouse and in any warehouse; and every list counter (list_count) equals
- * a COUNT of the rows its list shows.
+ * warehouse and in any warehouse; every list counter (list_count) equals
+ * a COUNT of the rows its list shows; and the documents' figures of every
+ * stock_level row (committed, packed, onOrder, aSN) equal what is left on
+ * its open allocations and expectations.
  *
  * All sums are read in one transaction, so they come from one snapshot
  * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
@@ -99,6 +104,7 @@ function compare(rows: LedgerCheckRows): LedgerReport {
     }
   }
   const listMismatches = listCountMismatches(rows, levels);
-  const ok = mismatches.length === 0 && countMismatches.length === 0 && listMismatches.length === 0;
-  return { ok, checked: totals.size, mismatches, countMismatches, listCountMismatches: listMismatches };
+  const documents = documentMismatches(rows);
+  const ok = mismatches.length === 0 && countMismatches.length === 0 && listMismatches.length === 0 && documents.length === 0;
+  return { ok, checked: totals.size, mismatches, countMismatches, listCountMismatches: listMismatches, documentMismatches: documents };
 }

@@ -16,37 +16,56 @@ import { BatchTooLarge, type LotBudget } from './lot-budget.js';
  * order (Saleor's select_for_update().order_by("pk")), so writers never
  * deadlock one another and never oversell (DECISIONS "Inventory"):
  *
- *   1. the item row: Receive, always first; any operation about to create a
- *      missing stock_level row (createLevel). Its statements are catalog's
- *      (src/catalog/item-locks.repository.ts, ItemLocksRepository).
+ *   1. the item row: Receive, Count and Expect, always first; any operation
+ *      about to create a missing stock_level row (createLevel). Its statements
+ *      are catalog's (src/catalog/item-locks.repository.ts, ItemLocksRepository).
  *   2. a stock_level row being created.
- *   3. the item's stock_level rows, in ascending warehouse order.
- *   4. the lots, oldest first (received, then recNo): Issue and Move.
- *   5. just before the commit, everything the transaction counted, gathered
+ *   3. the item's stock_level rows, in ascending warehouse order. Their
+ *      figures, read under this lock, decide what may be taken: `available`
+ *      (inStock − onHold − committed − packed) for an Allocate, a plain
+ *      Issue, a Move out of the warehouse and a Hold.
+ *   4. the documents: the allocation or expectation row an operation names,
+ *      by id, one per operation (allocations.repository.ts,
+ *      expectations.repository.ts). A document belongs to one item and
+ *      warehouse, whose stock_level row its writer holds first, so writers of
+ *      one document queue on that row.
+ *   5. the lots, oldest first (received, then recNo): Issue, Move, Hold, Count.
+ *   6. just before the commit, everything the transaction counted, gathered
  *      (database/counters.ts): the stock_count rows of new stock_level rows
  *      (addStockRow) in scope order, 0 (any warehouse) first; then the
  *      list_count rows of the lots, ledger rows and stock sets written
  *      (countLedgerRows from StockChangesRepository.writeLedger, countNewLevel), in key order.
  *
- *   Receive  item, reading the item's total in the same statement → its stock_level row
+ *   Receive  item, reading the item's total in the same statement → its stock_level row [→ the expectation]
  *   Count    item → its stock_level row → the sum of its lots, then the lots it takes (not held, then held)
  *   Batch    every item named, ascending partNo → their stock_level rows in
  *            the warehouses named, ascending (partNo, wID) → then each
  *            operation in turn, whose own locks are then held already or
- *            (lots, new rows) are guarded by them
- *   Issue    its stock_level row → lots, read in chunks as far as needed (Hold and Release the same)
+ *            (documents, lots, new rows) are guarded by them
+ *   Issue    its stock_level row [→ the allocation] → lots, read in chunks as far as needed (Hold and Release the same)
  *   Move     [item → new destination row →] stock_level rows ascending → lots
+ *   Allocate its stock_level row (no row: nothing available)
+ *   Pack, Cancel, the expiry of an allocation; Ship, Cancel of an expectation
+ *            the document's stock_level row → the document, read again under the lock
+ *   Expect   item → its stock_level row (created if missing)
  *
  * Receives (the only operation that raises an item's total) run one at a time
  * per item, so the total they read is not raised concurrently; every writer of
- * an item's lots in a warehouse holds that stock_level row first.
+ * an item's lots or documents in a warehouse holds that stock_level row first.
  */
 
 /** A stock_level row's figures as read under its lock. */
 export interface LevelFigures {
   inStock: number;
   onHold: number;
+  committed: number;
+  packed: number;
+  onOrder: number;
+  aSN: number;
 }
+
+/** The figures of a stock_level row `s` as a locking read selects them (read back by levelFigures). */
+const LEVEL_FIGURES = 'inStock AS levelInStock, onHold AS levelOnHold, committed AS levelCommitted, packed AS levelPacked, onOrder AS levelOnOrder, aSN AS levelASN';
 
 /** How many lots an operation wants: enough to hold `units` (all that match without), and at most what its batch may still touch. */
 export interface LotWant {
@@ -95,7 +114,7 @@ export class StockLocksRepository {
     if (create !== undefined && wids.length === 1) {
       // Receive (one warehouse) locks its row straight away when it exists; when it is
       // missing no lock is held yet, so the item can be locked first to create it.
-      const level = await this.lockLevel(m, partNo, create);
+      const level = await this.lockLevelRow(m, partNo, create);
       if (level) return [level];
       await this.createLevel(ctx, partNo, create);
     } else if (create !== undefined && !(await m.existsBy(StockLevel, { partNo, wID: create }))) {
@@ -103,7 +122,7 @@ export class StockLocksRepository {
     }
     const found = new Map<number, StockLevel>();
     for (const wID of [...new Set(wids)].sort((a, b) => a - b)) {
-      const level = await this.lockLevel(m, partNo, wID);
+      const level = await this.lockLevelRow(m, partNo, wID);
       if (level) found.set(wID, level);
     }
     return wids.map((w) => found.get(w) ?? null);
@@ -169,9 +188,14 @@ export class StockLocksRepository {
    * when the warehouse has no row for the item, and then there is no lot either.
    */
   async lockLevelAndLots(ctx: TransactionContext, partNo: number, wid: number, f: LotFilter, want: LotWant = {}): Promise<{ level: LevelFigures | null; lots: Lot[] }> {
-    const [row] = await rows(ctx.manager, `SELECT inStock AS levelInStock, onHold AS levelOnHold FROM stock_level WHERE partNo = ? AND wID = ?${this.tx.lockClause}`, [partNo, wid]);
-    if (!row) return { level: null, lots: [] };
-    return { level: levelFigures(row), lots: await this.lockLots(ctx, partNo, wid, f, want) };
+    const level = await this.lockLevel(ctx, partNo, wid);
+    return { level, lots: level ? await this.lockLots(ctx, partNo, wid, f, want) : [] };
+  }
+
+  /** The item's stock_level row for the warehouse, locked: its figures, null when there is none (nothing in stock, committed or expected). */
+  async lockLevel(ctx: TransactionContext, partNo: number, wid: number): Promise<LevelFigures | null> {
+    const [row] = await rows(ctx.manager, `SELECT ${LEVEL_FIGURES} FROM stock_level WHERE partNo = ? AND wID = ?${this.tx.lockClause}`, [partNo, wid]);
+    return row ? levelFigures(row) : null;
   }
 
   /**
@@ -199,7 +223,7 @@ export class StockLocksRepository {
       .getMany();
   }
 
-  private lockLevel(m: EntityManager, partNo: number, wID: number): Promise<StockLevel | null> {
+  private lockLevelRow(m: EntityManager, partNo: number, wID: number): Promise<StockLevel | null> {
     return this.tx.forUpdate(m.getRepository(StockLevel).createQueryBuilder('s').where('s.partNo = :partNo AND s.wID = :wID', { partNo, wID })).getOne();
   }
 
@@ -214,17 +238,23 @@ export class StockLocksRepository {
     await this.items.lockItemRow(ctx, partNo);
     const existing = await m.find(StockLevel, { where: { partNo }, select: { wID: true } });
     if (existing.some((l) => l.wID === wID)) return;
-    await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, modified: new Date() });
+    await m.insert(StockLevel, { partNo, wID, inStock: 0, onHold: 0, committed: 0, packed: 0, onOrder: 0, aSN: 0, modified: new Date() });
     ctx.counts.addStockRow(wID, !existing.length);
     countNewLevel(ctx, existing.map((l) => l.wID), wID);
   }
 }
 
-/** The `levelInStock`/`levelOnHold` columns of a locking read, null when its stock_level row was missing. */
-function levelFigures(row: Record<string, unknown>): LevelFigures | null {
-  const inStock = row.levelInStock as string | number | null;
-  const onHold = row.levelOnHold as string | number | null;
-  return inStock === null || onHold === null ? null : { inStock: readStoredDecimal(inStock), onHold: readStoredDecimal(onHold) };
+/** The LEVEL_FIGURES columns of a locking read. */
+function levelFigures(row: Record<string, unknown>): LevelFigures {
+  const read = (column: string) => readStoredDecimal(row[column] as string | number);
+  return {
+    inStock: read('levelInStock'),
+    onHold: read('levelOnHold'),
+    committed: read('levelCommitted'),
+    packed: read('levelPacked'),
+    onOrder: read('levelOnOrder'),
+    aSN: read('levelASN'),
+  };
 }
 
 /** A lot filter as the conditions on lot `l`, in-stock lots only, with their parameters. */

@@ -20,6 +20,31 @@ export class InsufficientStock extends Conflict {
   }
 }
 
+/**
+ * EXTENSIONS "Every stock state the spec names": an Allocate, a plain Issue, a
+ * Move out of the warehouse and a Hold take only `available` units
+ * (ten-thousandths, read from the locked stock_level row; negative once a
+ * Count found fewer units than are allocated, and then nothing is taken).
+ * More → InsufficientStock naming what could be taken: the available units,
+ * or the units of the matching lots when those are fewer (`matching`).
+ */
+export function assertAvailable(available: bigint, units: number, of: { shortId: string; wid: number }, requested: number | null = units, matching?: bigint): void {
+  if (exact(units) <= available) return;
+  const could = matching !== undefined && matching < available ? matching : available;
+  throw new InsufficientStock(of.shortId, of.wid, requested, fromTenThousandths(could));
+}
+
+/** The units of these lots, exactly (ten-thousandths). */
+export function unitsOf(lots: ReadonlyArray<{ units: number }>): bigint {
+  return lots.reduce((sum, lot) => sum + exact(lot.units), 0n);
+}
+
+/** The units a plan takes, of the lots that pass `which` if given. */
+export function planUnits<L extends { units: number }>(plan: PickPlan<L>, which: (lot: L) => boolean = () => true): number {
+  const whole = unitsOf(plan.whole.filter(which));
+  return fromTenThousandths(whole + (plan.part && which(plan.part.lot) ? exact(plan.part.units) : 0n));
+}
+
 /** The in-stock lots of an item in one warehouse that an Issue or Move may take, in the lot's own field names. */
 export interface LotFilter {
   recNo?: number;

@@ -9,7 +9,7 @@ import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import { countLedgerRows } from './list-counts.js';
 import type { LevelFigures } from './locks.repository.js';
 import type { PickPlan } from './pick.js';
-import type { LedgerFields, LedgerRow, TakenLot } from './stock-changes.js';
+import { LEVEL_COLUMNS, type LedgerFields, type LedgerRow, type LevelDelta, type TakenLot } from './stock-changes.js';
 
 /**
  * How many rows one statement writes at most. SQLite refuses a statement with
@@ -69,8 +69,8 @@ export class StockChangesRepository {
     return lot;
   }
 
-  /** Sets a locked stock_level row's figures (checked against the bound by the caller: `levelAdded`). */
-  async setLevel(ctx: TransactionContext, level: Pick<StockLevel, 'partNo' | 'wID'>, figures: LevelFigures, now: Date): Promise<void> {
+  /** Sets a locked stock_level row's inStock and onHold (checked against the bound by the caller: `levelAdded`). */
+  async setLevel(ctx: TransactionContext, level: Pick<StockLevel, 'partNo' | 'wID'>, figures: Pick<LevelFigures, 'inStock' | 'onHold'>, now: Date): Promise<void> {
     await ctx.manager.update(StockLevel, { partNo: level.partNo, wID: level.wID }, { ...figures, modified: now });
   }
 
@@ -79,14 +79,18 @@ export class StockChangesRepository {
    * sums done exactly by the database (no read before the write); it locks the
    * row. False when there is no such row. The caller has checked the bound.
    */
-  async addToLevel(ctx: TransactionContext, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Promise<boolean> {
-    const { sql, params } = levelAddition(ctx, partNo, wid, inStock, onHold, now);
+  async addToLevel(ctx: TransactionContext, partNo: number, wid: number, delta: LevelDelta, now: Date): Promise<boolean> {
+    const { sql, params } = levelAddition(ctx, partNo, wid, delta, now);
     return (await execute(ctx.manager, sql, params)) > 0;
   }
 
-  /** `addToLevel` with the commit, for a stock_level row the transaction has locked (it exists). */
-  addToLockedLevel(ctx: TransactionContext, partNo: number, wid: number, inStock: number, onHold: number, now: Date): void {
-    ctx.later(levelAddition(ctx, partNo, wid, inStock, onHold, now));
+  /**
+   * `addToLevel` with the commit, for a stock_level row the transaction has
+   * locked (it exists): `inStock` and `onHold` moved by a change of lots, the
+   * documents' figures by a change of a document.
+   */
+  addToLockedLevel(ctx: TransactionContext, partNo: number, wid: number, delta: LevelDelta, now: Date): void {
+    ctx.later(levelAddition(ctx, partNo, wid, delta, now));
   }
 
   /** The item's stock_level rows in these warehouses as they are now in the transaction (a change's event). */
@@ -98,7 +102,7 @@ export class StockChangesRepository {
    * One ledger row per lot touched, grouped by a new operationId, each with
    * the request's `fields`. Then the list counters the rows imply (lots per
    * warehouse, ledger rows), after the rows they count (locks.repository.ts,
-   * step 5).
+   * step 6).
    */
   async writeLedger(ctx: TransactionContext, fields: LedgerFields, operation: LedgerEntry['operation'], partNo: number, rows: LedgerRow[]): Promise<void> {
     const created = new Date();
@@ -125,11 +129,13 @@ export class StockChangesRepository {
   }
 }
 
-function levelAddition(ctx: TransactionContext, partNo: number, wid: number, inStock: number, onHold: number, now: Date): Statement {
+/** The UPDATE adding `delta` to the row's figures, each in SQL, exactly (inStock and onHold always, the others when they change). */
+function levelAddition(ctx: TransactionContext, partNo: number, wid: number, delta: LevelDelta, now: Date): Statement {
   const m = ctx.manager;
+  const columns = LEVEL_COLUMNS.filter((c) => c === 'inStock' || c === 'onHold' || (delta[c] !== undefined && delta[c] !== 0));
   return {
-    sql: `UPDATE stock_level SET inStock = ${plusDecimal(m, 'inStock')}, onHold = ${plusDecimal(m, 'onHold')}, modified = ? WHERE partNo = ? AND wID = ?`,
-    params: [decimalText(inStock), decimalText(onHold), columnValue(m, StockLevel, 'modified', now), partNo, wid],
+    sql: `UPDATE stock_level SET ${columns.map((c) => `${c} = ${plusDecimal(m, c)}`).join(', ')}, modified = ? WHERE partNo = ? AND wID = ?`,
+    params: [...columns.map((c) => decimalText(delta[c] ?? 0)), columnValue(m, StockLevel, 'modified', now), partNo, wid],
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Item } from '../catalog/catalog.entities.js';
-import { addDecimal, DECIMAL_MAX, storedTenThousandths, withinDecimalMax } from '../quantity.js';
+import { addDecimal, DECIMAL_MAX, fromTenThousandths, storedTenThousandths, withinDecimalMax } from '../quantity.js';
 import { Conflict } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import type { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
@@ -19,6 +19,13 @@ export class StockLimitExceeded extends Conflict {
   }
 }
 
+/** DECISIONS "Inventory": a discontinued item is not received (nor expected, nor counted up). */
+export class ItemDiscontinued extends Conflict {
+  constructor(shortId: string) {
+    super(`Item ${shortId} is discontinued; it cannot be received.`, { reason: 'item_discontinued', itemID: shortId });
+  }
+}
+
 /** A lot taken by a plan: the lot it came from, the lot that holds the units now, the units. */
 export interface TakenLot {
   from: Lot;
@@ -27,7 +34,7 @@ export interface TakenLot {
 }
 
 /** A locked stock_level row's figures once `inStock` and `onHold` are added; past DECIMAL_MAX → StockLimitExceeded. */
-export function levelAdded(item: Pick<Item, 'shortID'>, level: StockLevel, inStock: number, onHold: number): LevelFigures {
+export function levelAdded(item: Pick<Item, 'shortID'>, level: StockLevel, inStock: number, onHold: number): Pick<LevelFigures, 'inStock' | 'onHold'> {
   if (!withinDecimalMax(storedTenThousandths(level.inStock), inStock)) throw new StockLimitExceeded(item.shortID, level.wID);
   return { inStock: addDecimal(level.inStock, inStock), onHold: addDecimal(level.onHold, onHold) };
 }
@@ -52,4 +59,29 @@ export function ledgerFields(clientId: string, requestKey: string | null, dto: R
   const { itemID: _i, wid: _w, units: _u, reference, ...rest } = dto as ReceiveDto & IssueDto & MoveDto & HoldDto & Partial<CountDto>;
   const { reasonCode, remark, ...extra } = rest;
   return { clientId, requestKey, reasonCode: reasonCode ?? null, reference: reference ?? '', remark: remark ?? '', extra: Object.keys(extra).length ? JSON.stringify(extra) : null };
+}
+
+/** What a change adds to a locked stock_level row's figures (negative: takes), those it changes only. */
+export type LevelDelta = Partial<LevelFigures>;
+
+export const LEVEL_COLUMNS = ['inStock', 'onHold', 'committed', 'packed', 'onOrder', 'aSN'] as const satisfies ReadonlyArray<keyof LevelFigures>;
+
+/** A row's figures once `delta` is added, exactly. */
+export function withDelta(level: LevelFigures, delta: LevelDelta): LevelFigures {
+  const after = { ...level };
+  for (const column of LEVEL_COLUMNS) {
+    if (delta[column] !== undefined) after[column] = fromTenThousandths(storedTenThousandths(level[column]) + storedTenThousandths(delta[column]));
+  }
+  return after;
+}
+
+/**
+ * DECISIONS "Inventory": available = inStock − onHold − committed − packed,
+ * exactly, as ten-thousandths (negative once a Count has found fewer units
+ * than are allocated); 0 without a row.
+ */
+export function availableOf(level: LevelFigures | null): bigint {
+  if (!level) return 0n;
+  const exact = storedTenThousandths;
+  return exact(level.inStock) - exact(level.onHold) - exact(level.committed) - exact(level.packed);
 }

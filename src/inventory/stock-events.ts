@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { Item } from '../catalog/catalog.entities.js';
 import { EventRecorder, type EventType } from '../event-contract.js';
 import type { TransactionContext } from '../database/transaction-context.js';
-import { subtractDecimal } from '../quantity.js';
+import { fromTenThousandths } from '../quantity.js';
 import type { LevelFigures } from './locks.repository.js';
+import { availableOf } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
 
-/** A committed stock change as its event tells it (EXTENSIONS "Events"). */
+/** A committed stock change as its event tells it (EXTENSIONS "Events"): of lots, or of a document (allocation, expectation). */
 export interface StockChange {
-  type: Extract<EventType, `stock.${string}`>;
+  type: Exclude<EventType, `item.${string}`>;
   item: Pick<Item, 'partNo' | 'shortID'>;
   /** The request's warehouse, and its destination (a Move's shipToWid, if given). */
   wid: number;
@@ -16,9 +17,12 @@ export interface StockChange {
   /** The reasonCode and reference the request was sent with. */
   reasonCode?: number;
   reference?: string;
-  clientId: string;
+  /** The client that made the change; null for the service's own (an allocation's expiry). */
+  clientId: string | null;
   /** The operation's answer, which the event's data starts with. */
   answer: object;
+  /** The document an Issue or a Receive was made against (EXTENSIONS): `allocationId` or `expectationId`, after `clientId`. */
+  document?: { allocationId: number } | { expectationId: number };
   /**
    * The stock level row after the change, when the operation knows it for
    * certain (it read the row under its lock and changed it by a known amount):
@@ -48,20 +52,36 @@ export class StockEvents {
     const wids = toWid === undefined ? [wid] : [wid, toWid].sort((a, b) => a - b);
     const known = change.levelAfter && toWid === undefined ? new Map([[wid, change.levelAfter]]) : null;
     const rows: Map<number, LevelFigures> = known ?? new Map((await this.changes.levels(ctx, item.partNo, wids)).map((l) => [l.wID, l]));
-    const levels = wids.map((w) => {
-      const level = rows.get(w);
-      return { wid: w, inStock: level?.inStock ?? 0, onHold: level?.onHold ?? 0, available: level ? subtractDecimal(level.inStock, level.onHold) : 0 };
-    });
+    const levels = wids.map((w) => eventLevel(w, rows.get(w) ?? null));
     const rest = {
       itemID: item.shortID,
       partNo: item.partNo,
       reasonCode: change.reasonCode ?? null,
       reference: change.reference ?? null,
       clientId: change.clientId,
+      ...change.document,
       levels,
     };
     this.outbox.record(ctx, { type: change.type, json: joinedJson(change.answer, rest), wid, toWid });
   }
+}
+
+/**
+ * A warehouse's row of an event's `levels` (EXTENSIONS "Events": `{wid,
+ * inStock, onHold, available}`, then the documents' four figures); zeros for a
+ * warehouse without a stock_level row.
+ */
+export function eventLevel(wid: number, level: LevelFigures | null) {
+  return {
+    wid,
+    inStock: level?.inStock ?? 0,
+    onHold: level?.onHold ?? 0,
+    available: fromTenThousandths(availableOf(level)),
+    committed: level?.committed ?? 0,
+    packed: level?.packed ?? 0,
+    onOrder: level?.onOrder ?? 0,
+    aSN: level?.aSN ?? 0,
+  };
 }
 
 /**

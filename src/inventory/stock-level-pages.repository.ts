@@ -19,7 +19,9 @@ export const STOCK_PAGES: PageSpec = {
 };
 
 /** The sums a stock-level page of several warehouses sorts by: their expressions, for a cursor's condition (in HAVING). */
-const SUMS: Record<string, string> = { inStock: 'SUM(s.inStock)', onHold: 'SUM(s.onHold)', available: 'SUM(s.inStock) - SUM(s.onHold)' };
+const SUMS: Record<string, string> = { inStock: 'SUM(s.inStock)', onHold: 'SUM(s.onHold)', available: 'SUM(s.available)' };
+/** The figures a row of a page sends besides `available` and those it sorts by, summed over several warehouses. */
+const FIGURES = ['committed', 'packed', 'onOrder', 'aSN'] as const;
 /** The same of one warehouse: its own row's columns (`available` stored), each with an index (wID, column, partNo). */
 const COLUMNS: Record<string, string> = { inStock: 's.inStock', onHold: 's.onHold', available: 's.available' };
 
@@ -29,6 +31,10 @@ export interface StockRow {
   inStock: string | number;
   onHold: string | number;
   available: string | number;
+  committed: string | number;
+  packed: string | number;
+  onOrder: string | number;
+  aSN: string | number;
   shortIdKey?: string;
 }
 
@@ -93,9 +99,11 @@ export class StockLevelPagesRepository {
       const qb = m.createQueryBuilder(StockLevel, 's').select('s.partNo', 'partNo');
       if (one) {
         qb.addSelect('s.inStock', 'inStock').addSelect('s.onHold', 'onHold').addSelect('s.available', 'available').where('s.wID = :wid', { wid: wids[0] });
+        for (const figure of FIGURES) qb.addSelect(`s.${figure}`, figure);
         if (request.modifiedSince) qb.andWhere('s.modified >= :since', { since: request.modifiedSince });
       } else {
-        qb.addSelect('SUM(s.inStock)', 'inStock').addSelect('SUM(s.onHold)', 'onHold').addSelect('SUM(s.inStock) - SUM(s.onHold)', 'available').groupBy('s.partNo');
+        qb.addSelect('SUM(s.inStock)', 'inStock').addSelect('SUM(s.onHold)', 'onHold').addSelect('SUM(s.available)', 'available').groupBy('s.partNo');
+        for (const figure of FIGURES) qb.addSelect(`SUM(s.${figure})`, figure);
         // Every warehouse in scope: no filter, so the groups come straight off the primary key in partNo order.
         if (!allWarehouses) qb.where('s.wID IN (:...wids)', { wids });
         if (request.modifiedSince) qb.having('MAX(s.modified) >= :since', { since: request.modifiedSince });
@@ -148,9 +156,15 @@ async function withSums(m: EntityManager, rows: StockRow[], wids: number[] | nul
     .select('s.partNo', 'partNo')
     .addSelect('SUM(s.inStock)', 'inStock')
     .addSelect('SUM(s.onHold)', 'onHold')
+    .addSelect('SUM(s.available)', 'available')
     .where('s.partNo IN (:...partNos)', { partNos: rows.map((r) => r.partNo) })
     .groupBy('s.partNo');
+  for (const figure of FIGURES) qb.addSelect(`SUM(s.${figure})`, figure);
   if (wids) qb.andWhere('s.wID IN (:...wids)', { wids });
   const sums = new Map((await qb.getRawMany<StockRow>()).map((r) => [Number(r.partNo), r]));
-  return rows.map((r) => ({ ...r, inStock: sums.get(Number(r.partNo))?.inStock ?? 0, onHold: sums.get(Number(r.partNo))?.onHold ?? 0 }));
+  return rows.map((r) => {
+    const sum = sums.get(Number(r.partNo));
+    const figure = (name: Exclude<keyof StockRow, 'partNo' | 'shortIdKey'>) => sum?.[name] ?? 0;
+    return { ...r, inStock: figure('inStock'), onHold: figure('onHold'), available: figure('available'), committed: figure('committed'), packed: figure('packed'), onOrder: figure('onOrder'), aSN: figure('aSN') };
+  });
 }

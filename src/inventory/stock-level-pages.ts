@@ -38,20 +38,19 @@ export class StockLevelPages {
       return new Page(
         rows.map((r): StockLevelResponseDto => {
           // Sums of stored values, exact as ten-thousandths whatever their size: no stored data can make a list fail.
-          const inStock = storedTenThousandths(r.inStock);
-          const onHold = storedTenThousandths(r.onHold);
+          const [inStock, onHold, committed, packed, onOrder, aSN] = [r.inStock, r.onHold, r.committed, r.packed, r.onOrder, r.aSN].map((v) => storedTenThousandths(v ?? 0));
           const partNo = Number(r.partNo);
-          // No order modules yet: committed, packed, onOrder and aSN are 0 (DECISIONS "Inventory").
+          // DECISIONS "Inventory": available = inStock − onHold − committed − packed (the documents' figures: allocations and expectations).
           return {
             partNo,
             shortID: items.get(partNo) ?? '',
-            available: fromTenThousandths(inStock - onHold),
+            available: fromTenThousandths(inStock - onHold - committed - packed),
             inStock: fromTenThousandths(inStock),
-            onOrder: 0,
+            onOrder: fromTenThousandths(onOrder),
             onHold: fromTenThousandths(onHold),
-            committed: 0,
-            packed: 0,
-            aSN: 0,
+            committed: fromTenThousandths(committed),
+            packed: fromTenThousandths(packed),
+            aSN: fromTenThousandths(aSN),
           };
         }),
         totalCount,

@@ -74,7 +74,7 @@ export function setPageHeaders(req: Request, res: Response, page: Page<unknown>)
  * the endpoint): echoing it four times once made the headers too large for
  * clients to read (found by fuzzing).
  */
-const KEPT = new Map(['sort', 'direction', 'modifiedSince', 'itemID'].map((name) => [name.toLowerCase(), name]));
+const KEPT = new Map(['sort', 'direction', 'modifiedSince', 'itemID', 'reference', 'state'].map((name) => [name.toLowerCase(), name]));
 const MAX_KEPT_VALUE = 100;
 
 /** What the links of a page need; `hasMore` and the cursors as a Page has them. */

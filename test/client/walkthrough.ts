@@ -37,6 +37,10 @@ function nextStep(details: ConflictDetails): string {
       return 'retry after Retry-After';
     case 'batch_too_large':
       return `split the batch below ${details.limit} lots`;
+    case 'allocation_closed':
+      return `allocation ${details.allocationId} is ${details.state}`;
+    case 'expectation_closed':
+      return `expectation ${details.expectationId} is ${details.state}`;
     default: {
       const unhandled: never = details.reason;
       return unhandled;

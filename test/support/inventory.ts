@@ -47,5 +47,6 @@ export async function expectLedgerConsistent(t: TestApp): Promise<void> {
   expect(report.mismatches).toEqual([]);
   expect(report.countMismatches).toEqual([]);
   expect(report.listCountMismatches).toEqual([]);
+  expect(report.documentMismatches).toEqual([]);
   expect(report.ok).toBe(true);
 }

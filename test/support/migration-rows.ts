@@ -45,6 +45,12 @@ const GROUPS: Array<[string, (n: number) => Rows]> = [
       [`c${n}`, 'https://example.test/hook', 'stock.received', 'whsec_x', at(n)]],
     ['INSERT INTO webhook_delivery (subscriptionId, eventId, seq, attempt, status, attemptedAt) VALUES (1, ?, ?, 1, 200, ?)', [`e-${n}`, n, at(n)]],
   ]],
+  ['StockDocuments', (n) => [
+    ['INSERT INTO allocation (partNo, wID, reference, units, packed, shipped, state, expiresAt, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [n, n, `SO-${n}`, '2.0000', '0.5000', '0.0000', 'open', at(n + 1), at(n), at(n)]],
+    ['INSERT INTO expectation (partNo, wID, reference, units, received, stage, state, due, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [n, n, `PO-${n}`, '3.0000', '1.0000', 'ordered', 'open', null, at(n), at(n)]],
+  ]],
 ];
 
 /** The rows to add once the migrations named (oldest first) have run; `step` keeps each step's keys apart. */

@@ -106,7 +106,7 @@ export function answerComponents(doc: Doc): string[] {
  * (DECISIONS "Conflicts"); `operation` only in a Batch.
  */
 const OPTIONAL_FIELDS: Record<string, string[]> = {
-  '#/components/schemas/ConflictDetails': ['itemID', 'wid', 'requested', 'available', 'shortID', 'bound', 'expected', 'onHand', 'limit', 'operation'],
+  '#/components/schemas/ConflictDetails': ['itemID', 'wid', 'requested', 'available', 'shortID', 'bound', 'expected', 'onHand', 'limit', 'allocationId', 'expectationId', 'state', 'operation'],
 };
 
 /**

@@ -10,6 +10,7 @@ import { ListCounters1763807000000 } from './1763807000000-ListCounters.js';
 import { SortIndexes1763807500000 } from './1763807500000-SortIndexes.js';
 import { Events1763808000000 } from './1763808000000-Events.js';
 import { Webhooks1763809000000 } from './1763809000000-Webhooks.js';
+import { StockDocuments1763810000000 } from './1763810000000-StockDocuments.js';
 /** MySQL / MariaDB migrations, oldest first. */
 export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Auth1763802000000,
@@ -23,4 +24,5 @@ export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   SortIndexes1763807500000,
   Events1763808000000,
   Webhooks1763809000000,
+  StockDocuments1763810000000,
 ];
