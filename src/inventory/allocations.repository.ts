@@ -81,7 +81,7 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
     if (filter.partNo !== undefined) qb.andWhere('a.partNo = :partNo', { partNo: filter.partNo });
     if (filter.reference !== undefined) qb.andWhere('a.reference = :reference', { reference: filter.reference });
     if (filter.state !== undefined) qb.andWhere('a.state = :state', { state: filter.state });
-    return paginate(qb, query, ALLOCATION_PAGES, list);
+    return paginate(m, qb, query, ALLOCATION_PAGES, list);
   }
 
   /**

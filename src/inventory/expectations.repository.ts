@@ -67,6 +67,6 @@ export class ExpectationsRepository implements DocumentPages<Expectation> {
     if (filter.partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo: filter.partNo });
     if (filter.reference !== undefined) qb.andWhere('e.reference = :reference', { reference: filter.reference });
     if (filter.state !== undefined) qb.andWhere('e.state = :state', { state: filter.state });
-    return paginate(qb, query, EXPECTATION_PAGES, list);
+    return paginate(m, qb, query, EXPECTATION_PAGES, list);
   }
 }
