@@ -2,21 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import { caseKey } from '../database/case-key.js';
-import { columnList, rows, toEntity } from '../database/statements.js';
+import { rows } from '../database/statements.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
-import { readStoredDecimal, storedTenThousandths } from '../quantity.js';
 import { Item } from './catalog.entities.js';
-
-/** A stock_level row's figures as read under its lock (inventory's LevelFigures). */
-export interface LockedLevel {
-  inStock: number;
-  onHold: number;
-  committed: number;
-  packed: number;
-  onOrder: number;
-  aSN: number;
-}
 
 /** An item as inventory names it in a ledger page: its keys and description. */
 export type ItemNames = Pick<Item, 'partNo' | 'shortID' | 'description'>;
@@ -40,28 +29,6 @@ export class ItemLocksRepository {
   /** The item named by `itemID` (case-folded shortID), locked; null when there is none. */
   lockItem(ctx: TransactionContext, itemID: string): Promise<Item | null> {
     return this.tx.forUpdate(ctx.manager.getRepository(Item).createQueryBuilder('item').where('item.shortIdKey = :key', { key: caseKey(itemID) })).getOne();
-  }
-
-  /**
-   * Receive's first statement: the item named by `itemID`, locked, its units
-   * in stock across every warehouse (ten-thousandths), read once the lock is
-   * held, and its stock_level row in warehouse `wid`, locked too (the outer
-   * join reads the item first, so the lock order holds; null when the row is
-   * missing); null when there is no such item. Receives of an item run one at a
-   * time behind its lock, so the total is not raised meanwhile.
-   */
-  async lockItemWithTotal(ctx: TransactionContext, itemID: string, wid: number): Promise<{ item: Item; total: bigint; level: LockedLevel | null } | null> {
-    const m = ctx.manager;
-    const [row] = await rows(
-      m,
-      `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total, w.inStock AS levelInStock, w.onHold AS levelOnHold,` +
-        ' w.committed AS levelCommitted, w.packed AS levelPacked, w.onOrder AS levelOnOrder, w.aSN AS levelASN' +
-        ` FROM item i LEFT JOIN stock_level w ON w.partNo = i.partNo AND w.wID = ? WHERE i.shortIdKey = ?${this.tx.lockClause}`,
-      [wid, caseKey(itemID)],
-    );
-    if (!row) return null;
-    const total = row.total as string | number | null;
-    return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total), level: lockedLevel(row) };
   }
 
   /** Locks the item row of `partNo` (before creating a stock_level row of it). */
@@ -103,18 +70,4 @@ export class ItemLocksRepository {
     const found = await m.find(Item, { where: { partNo: In([...new Set(partNos)]) }, select: { partNo: true, shortID: true, description: true } });
     return new Map(found.map((i) => [i.partNo, i]));
   }
-}
-
-/** The `level…` columns of a locking read, null when its stock_level row was missing (the outer join found none). */
-function lockedLevel(row: Record<string, unknown>): LockedLevel | null {
-  if (row.levelInStock === null || row.levelInStock === undefined) return null;
-  const read = (column: string) => readStoredDecimal(row[column] as string | number);
-  return {
-    inStock: read('levelInStock'),
-    onHold: read('levelOnHold'),
-    committed: read('levelCommitted'),
-    packed: read('levelPacked'),
-    onOrder: read('levelOnOrder'),
-    aSN: read('levelASN'),
-  };
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller.js';
 import { fromTenThousandths, storedTenThousandths, sumDecimals, withinDecimalMax } from '../quantity.js';
-import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { ValidationFailed } from '../errors.js';
 import { AllocationsService } from './allocations.service.js';
@@ -30,8 +29,8 @@ import { WarehouseNames } from './warehouse-names.js';
 /**
  * Receive, Move, Issue, Hold and Release, each one transaction
  * (TransactionRunner; in a request, the request's unit of work) that locks in
- * the order written in locks.repository.ts (the item row through catalog's
- * ItemLocksRepository, the rest through StockLocksRepository), decides with
+ * the order written in locks.repository.ts (every lock through
+ * StockLocksRepository, Receive's of the item with its stock among them), decides with
  * pick.ts, and writes lots, stock levels and ledger together through
  * StockChangesRepository. A Receive against an expectation and an Issue
  * against an allocation change the document too (ExpectationsService,
@@ -44,7 +43,6 @@ export class InventoryService {
     private readonly warehouseNames: WarehouseNames,
     private readonly events: StockEvents,
     private readonly itemKeys: ItemKeyCache,
-    private readonly items: ItemLocksRepository,
     private readonly locks: StockLocksRepository,
     private readonly changes: StockChangesRepository,
     private readonly allocations: AllocationsService,
@@ -56,7 +54,7 @@ export class InventoryService {
     if (dto.expectationId !== undefined) await this.expectations.referenced(dto.expectationId, (await this.itemFor(dto.itemID)).partNo, dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
     return this.tx.run(async (_m, ctx) => {
-      const found = await this.items.lockItemWithTotal(ctx, dto.itemID, dto.wid);
+      const found = await this.locks.lockItemWithTotal(ctx, dto.itemID, dto.wid);
       if (!found) throw unknownItem(dto.itemID);
       const { item, total, level } = found;
       if (item.discontinued) throw new ItemDiscontinued(item.shortID);

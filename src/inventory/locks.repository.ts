@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { Item } from '../catalog/catalog.entities.js';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
+import { caseKey } from '../database/case-key.js';
 import { columnList, columnValue, rows, sumTenThousandths, toEntity } from '../database/statements.js';
 import { readStoredDecimal, storedTenThousandths } from '../quantity.js';
 import { TransactionRunner } from '../database/transactions.js';
@@ -18,7 +20,9 @@ import { BatchTooLarge, type LotBudget } from './lot-budget.js';
  *
  *   1. the item row: Receive, Count and Expect, always first; any operation
  *      about to create a missing stock_level row (createLevel). Its statements
- *      are catalog's (src/catalog/item-locks.repository.ts, ItemLocksRepository).
+ *      are catalog's (src/catalog/item-locks.repository.ts, ItemLocksRepository),
+ *      but for Receive's, which reads the item's stock_level rows with it
+ *      (lockItemWithTotal, below).
  *   2. a stock_level row being created.
  *   3. the item's stock_level rows, in ascending warehouse order. Their
  *      figures, read under this lock, decide what may be taken: `available`
@@ -84,7 +88,8 @@ const LOT_CHUNK_MAX = 1_000;
 /**
  * The locking reads of inventory's rows, in the order above, each in the
  * transaction of its context (`ctx.manager`); the item rows through
- * catalog's ItemLocksRepository.
+ * catalog's ItemLocksRepository, but for Receive's lock of the item with its
+ * stock (`lockItemWithTotal`), one statement that also reads stock_level.
  */
 @Injectable()
 export class StockLocksRepository {
@@ -92,6 +97,29 @@ export class StockLocksRepository {
     private readonly tx: TransactionRunner,
     private readonly items: ItemLocksRepository,
   ) {}
+
+  /**
+   * Receive's first statement: the item named by `itemID`, locked, its units
+   * in stock across every warehouse (ten-thousandths), read once the lock is
+   * held, and its stock_level row in warehouse `wid`, locked too (the outer
+   * join reads the item first, so the lock order holds; null when the row is
+   * missing); null when there is no such item. Receives of an item run one at a
+   * time behind its lock, so the total is not raised meanwhile. The item row
+   * is catalog's; this statement is inventory's, as it reads stock_level.
+   */
+  async lockItemWithTotal(ctx: TransactionContext, itemID: string, wid: number): Promise<{ item: Item; total: bigint; level: LevelFigures | null } | null> {
+    const m = ctx.manager;
+    const [row] = await rows(
+      m,
+      `SELECT ${columnList(m, Item, 'i')}, (SELECT SUM(s.inStock) FROM stock_level s WHERE s.partNo = i.partNo) AS total, w.inStock AS levelInStock, w.onHold AS levelOnHold,` +
+        ' w.committed AS levelCommitted, w.packed AS levelPacked, w.onOrder AS levelOnOrder, w.aSN AS levelASN' +
+        ` FROM item i LEFT JOIN stock_level w ON w.partNo = i.partNo AND w.wID = ? WHERE i.shortIdKey = ?${this.tx.lockClause}`,
+      [wid, caseKey(itemID)],
+    );
+    if (!row) return null;
+    const total = row.total as string | number | null;
+    return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total), level: row.levelInStock === null || row.levelInStock === undefined ? null : levelFigures(row) };
+  }
 
   /** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */
   async itemTotal(ctx: TransactionContext, partNo: number): Promise<bigint> {
