@@ -8,9 +8,9 @@ import { type AllocatedResponseDto, type AllocationCancelledResponseDto, type Pa
 import { type AllocationRow, AllocationsRepository, type DueAllocation } from './allocations.repository.js';
 import type { Allocation } from './documents.entities.js';
 import { ItemKeyCache, unknownItem } from './item-keys.js';
-import { type LevelFigures, StockLocksRepository } from './locks.repository.js';
+import { StockLocksRepository } from './locks.repository.js';
 import { assertAvailable } from './pick.js';
-import { availableOf, withDelta } from './stock-changes.js';
+import { availableOf, type LevelFigures, withDelta } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
 import { type DocumentChange, DocumentNotFound, planAllocationCancel, planExpiry, planPack, planShipment } from './stock-documents.js';
 import { StockEvents } from './stock-events.js';

@@ -12,6 +12,7 @@ import { countNewLevel } from './list-counts.js';
 import type { LotFilter } from './pick.js';
 import { letOthersRun } from '../database/event-loop.js';
 import { BatchTooLarge, type LotBudget } from './lot-budget.js';
+import type { LevelFigures } from './stock-changes.js';
 
 /*
  * The lock order. Every writer of an item's stock takes its locks in this one
@@ -19,10 +20,8 @@ import { BatchTooLarge, type LotBudget } from './lot-budget.js';
  * deadlock one another and never oversell (DECISIONS "Inventory"):
  *
  *   1. the item row: Receive, Count and Expect, always first; any operation
- *      about to create a missing stock_level row (createLevel). Its statements
- *      are catalog's (src/catalog/item-locks.repository.ts, ItemLocksRepository),
- *      but for Receive's, which reads the item's stock_level rows with it
- *      (lockItemWithTotal, below).
+ *      about to create a missing stock_level row (createLevel). Its statements are catalog's
+ *      (ItemLocksRepository), but Receive's, which reads stock_level too (lockItemWithTotal).
  *   2. a stock_level row being created.
  *   3. the item's stock_level rows, in ascending warehouse order. Their
  *      figures, read under this lock, decide what may be taken: `available`
@@ -58,16 +57,6 @@ import { BatchTooLarge, type LotBudget } from './lot-budget.js';
  * an item's lots or documents in a warehouse holds that stock_level row first.
  */
 
-/** A stock_level row's figures as read under its lock. */
-export interface LevelFigures {
-  inStock: number;
-  onHold: number;
-  committed: number;
-  packed: number;
-  onOrder: number;
-  aSN: number;
-}
-
 /** The figures of a stock_level row `s` as a locking read selects them (read back by levelFigures). */
 const LEVEL_FIGURES = 'inStock AS levelInStock, onHold AS levelOnHold, committed AS levelCommitted, packed AS levelPacked, onOrder AS levelOnOrder, aSN AS levelASN';
 
@@ -87,9 +76,8 @@ const LOT_CHUNK_MAX = 1_000;
 
 /**
  * The locking reads of inventory's rows, in the order above, each in the
- * transaction of its context (`ctx.manager`); the item rows through
- * catalog's ItemLocksRepository, but for Receive's lock of the item with its
- * stock (`lockItemWithTotal`), one statement that also reads stock_level.
+ * transaction of its context (`ctx.manager`); the item rows through catalog's
+ * ItemLocksRepository, but Receive's lock of the item with its stock.
  */
 @Injectable()
 export class StockLocksRepository {
@@ -99,13 +87,10 @@ export class StockLocksRepository {
   ) {}
 
   /**
-   * Receive's first statement: the item named by `itemID`, locked, its units
-   * in stock across every warehouse (ten-thousandths), read once the lock is
-   * held, and its stock_level row in warehouse `wid`, locked too (the outer
-   * join reads the item first, so the lock order holds; null when the row is
-   * missing); null when there is no such item. Receives of an item run one at a
-   * time behind its lock, so the total is not raised meanwhile. The item row
-   * is catalog's; this statement is inventory's, as it reads stock_level.
+   * Receive's first statement: the item named by `itemID` (null: none), locked; its units in stock across
+   * every warehouse (ten-thousandths), read once the lock is held (Receives of an item run one at a time
+   * behind it, so the total is not raised meanwhile); its stock_level row in warehouse `wid`, locked too
+   * (the outer join reads the item first, so the lock order holds; null when the row is missing).
    */
   async lockItemWithTotal(ctx: TransactionContext, itemID: string, wid: number): Promise<{ item: Item; total: bigint; level: LevelFigures | null } | null> {
     const m = ctx.manager;

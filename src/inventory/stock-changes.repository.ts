@@ -7,9 +7,8 @@ import type { TransactionContext } from '../database/transaction-context.js';
 import { letOthersRun } from '../database/event-loop.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import { countLedgerRows } from './list-counts.js';
-import type { LevelFigures } from './locks.repository.js';
 import type { PickPlan } from './pick.js';
-import { LEVEL_COLUMNS, type LedgerFields, type LedgerRow, type LevelDelta, type TakenLot } from './stock-changes.js';
+import { LEVEL_COLUMNS, type LedgerFields, type LedgerRow, type LevelDelta, type LevelFigures, type TakenLot } from './stock-changes.js';
 
 /**
  * How many rows one statement writes at most. SQLite refuses a statement with

@@ -3,7 +3,6 @@ import { addDecimal, DECIMAL_MAX, fromTenThousandths, storedTenThousandths, with
 import { Conflict } from '../errors.js';
 import type { CountDto, HoldDto, IssueDto, MoveDto, ReceiveDto } from './inventory.dto.js';
 import type { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
-import type { LevelFigures } from './locks.repository.js';
 
 /*
  * What a change writes, decided before it is written (the statements are
@@ -59,6 +58,16 @@ export function ledgerFields(clientId: string, requestKey: string | null, dto: R
   const { itemID: _i, wid: _w, units: _u, reference, ...rest } = dto as ReceiveDto & IssueDto & MoveDto & HoldDto & Partial<CountDto>;
   const { reasonCode, remark, ...extra } = rest;
   return { clientId, requestKey, reasonCode: reasonCode ?? null, reference: reference ?? '', remark: remark ?? '', extra: Object.keys(extra).length ? JSON.stringify(extra) : null };
+}
+
+/** A stock_level row's figures as read under its lock (StockLocksRepository). */
+export interface LevelFigures {
+  inStock: number;
+  onHold: number;
+  committed: number;
+  packed: number;
+  onOrder: number;
+  aSN: number;
 }
 
 /** What a change adds to a locked stock_level row's figures (negative: takes), those it changes only. */

@@ -3,8 +3,7 @@ import type { Item } from '../catalog/catalog.entities.js';
 import { EventRecorder, type EventType } from '../event-contract.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { fromTenThousandths } from '../quantity.js';
-import type { LevelFigures } from './locks.repository.js';
-import { availableOf } from './stock-changes.js';
+import { availableOf, type LevelFigures } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
 
 /** A committed stock change as its event tells it (EXTENSIONS "Events"): of lots, or of a document (allocation, expectation). */
