@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { readCounts } from '../database/counters.js';
+import { isMysql } from '../database/dialect.js';
 import type { CursorPosition } from '../pagination/cursor.js';
 import { type ListPaging, pageWindow, seekCondition, type WindowRead } from '../pagination/keyset.js';
 import { MAX_PAGE_SIZE, type PageSpec } from '../pagination/page.js';
@@ -93,7 +94,7 @@ export class StockLevelPagesRepository {
     const one = wids.length === 1;
     const sum = one ? undefined : SUMS[column];
     const sortBy = one ? (COLUMNS[column] ?? column) : column;
-    const mysql = m.connection.options.type === 'mysql';
+    const mysql = isMysql(m);
     const read = (w: WindowRead) => {
       if (joined) return itemsInShortIdOrder(m, w, direction, allWarehouses ? null : wids, request.modifiedSince);
       const qb = m.createQueryBuilder(StockLevel, 's').select('s.partNo', 'partNo');
