@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { In, type Repository } from 'typeorm';
 import { caseKey } from '../database/case-key.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
@@ -17,8 +17,9 @@ export interface ClientListing {
  * Every statement on the accounts' tables: `integration_client`,
  * `permission_group`, `client_warehouse` and `warehouse` (the tokens are
  * TokensRepository's). The reads of a caller's account (AccessService), the
- * admin commands and the first start's bootstrap (AdminService), and the
- * webhook commands' client check.
+ * admin commands and the first start's bootstrap (AdminService), the
+ * webhook commands' client check, and the names of warehouses for
+ * inventory's lot answers (its WarehouseNames keeps them).
  */
 @Injectable()
 export class AccountsRepository {
@@ -63,6 +64,14 @@ export class AccountsRepository {
       this.scopes.find({ order: { wID: 'ASC' } }),
     ]);
     return { clients, groups, scopes };
+  }
+
+  /**
+   * The warehouses of these wIDs that exist, with their names, through
+   * TransactionRunner's reader (the open unit's transaction, else the pool).
+   */
+  warehousesNamed(wids: number[]): Promise<Array<Pick<Warehouse, 'wID' | 'name'>>> {
+    return this.tx.reader.find(Warehouse, { where: { wID: In(wids) } });
   }
 
   /** Whether warehouse `wID` exists, in the transaction. */

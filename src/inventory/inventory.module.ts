@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Warehouse } from '../auth/auth.entities.js';
-import { Item } from '../catalog/catalog.entities.js';
+import { AccountsModule } from '../auth/accounts.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
@@ -28,10 +27,9 @@ import { StockEvents } from './stock-events.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { StockLevelPagesRepository } from './stock-level-pages.repository.js';
 import { WarehouseNames } from './warehouse-names.js';
-import { WarehousesRepository } from './warehouses.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([...INVENTORY_ENTITIES, Item, Warehouse]), IdempotencyModule, EventsModule, CatalogModule],
+  imports: [TypeOrmModule.forFeature(INVENTORY_ENTITIES), AccountsModule, IdempotencyModule, EventsModule, CatalogModule],
   // The documents' controllers first: InventoryController's GET :wid would otherwise take GET /Inventory/Allocations and /Expectations.
   controllers: [AllocationsController, ExpectationsController, InventoryController],
   providers: [
@@ -54,7 +52,6 @@ import { WarehousesRepository } from './warehouses.repository.js';
     StockChangesRepository,
     InventoryPagesRepository,
     StockLevelPagesRepository,
-    WarehousesRepository,
   ],
 })
 export class InventoryModule {}
