@@ -30,14 +30,14 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     if (testDatabaseKind() === 'mysql') {
       for (let i = 0; i < 12; i++) {
         // MariaDB names it tx_isolation; MySQL 8 only transaction_isolation.
-        const [row] = await tx.run((m) => m.query('SELECT @@tx_isolation AS level').catch(() => m.query('SELECT @@transaction_isolation AS level')));
+        const [row] = await tx.run((ctx) => ctx.manager.query('SELECT @@tx_isolation AS level').catch(() => ctx.manager.query('SELECT @@transaction_isolation AS level')));
         expect(row.level).toBe('READ-COMMITTED');
       }
     }
-    await tx.run((m) => m.query('INSERT INTO probe_tx (id) VALUES (1)'));
+    await tx.run((ctx) => ctx.manager.query('INSERT INTO probe_tx (id) VALUES (1)'));
     await expect(
-      tx.run(async (m) => {
-        await m.query('INSERT INTO probe_tx (id) VALUES (2)');
+      tx.run(async (ctx) => {
+        await ctx.manager.query('INSERT INTO probe_tx (id) VALUES (2)');
         throw new Error('abandoned');
       }),
     ).rejects.toThrow('abandoned');
@@ -53,16 +53,16 @@ describe(`database layer on ${testDatabaseKind()}`, () => {
     const listen = { start: (context: { query: string }) => void sent.push(context.query) };
     channel.subscribe(listen as never);
     try {
-      expect(await tx.run((m) => m.query('SELECT @@in_transaction = 1 AS t, 5 AS five'))).toEqual([{ t: 1, five: 5 }]);
+      expect(await tx.run((ctx) => ctx.manager.query('SELECT @@in_transaction = 1 AS t, 5 AS five'))).toEqual([{ t: 1, five: 5 }]);
       // No connection takes two statements in one query (mysql2's default, never changed).
-      await expect(tx.run((m) => m.query('SELECT 1 AS a; SELECT 2 AS b'))).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
+      await expect(tx.run((ctx) => ctx.manager.query('SELECT 1 AS a; SELECT 2 AS b'))).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
       await expect(t.dataSource.query('SELECT 1 AS a; SELECT 2 AS b')).rejects.toMatchObject({ driverError: { code: 'ER_PARSE_ERROR' } });
-      const inserted = await tx.run((m) => m.query('INSERT INTO probe_start (v) VALUES (7)'));
+      const inserted = await tx.run((ctx) => ctx.manager.query('INSERT INTO probe_start (v) VALUES (7)'));
       expect(inserted).toMatchObject({ affectedRows: 1, insertId: 1 });
-      expect(await tx.run((m) => m.createQueryBuilder().select('p.v', 'v').from('probe_start', 'p').getRawOne())).toEqual({ v: 7 });
-      expect(await tx.run((m) => m.insert('probe_start', { v: 8 }))).toMatchObject({ raw: { affectedRows: 1, insertId: 2 } });
+      expect(await tx.run((ctx) => ctx.manager.createQueryBuilder().select('p.v', 'v').from('probe_start', 'p').getRawOne())).toEqual({ v: 7 });
+      expect(await tx.run((ctx) => ctx.manager.insert('probe_start', { v: 8 }))).toMatchObject({ raw: { affectedRows: 1, insertId: 2 } });
       // A failing statement fails the transaction and leaves nothing open.
-      await expect(tx.run((m) => m.query('SELECT * FROM probe_no_such_table'))).rejects.toMatchObject({ driverError: { code: 'ER_NO_SUCH_TABLE' } });
+      await expect(tx.run((ctx) => ctx.manager.query('SELECT * FROM probe_no_such_table'))).rejects.toMatchObject({ driverError: { code: 'ER_NO_SUCH_TABLE' } });
     } finally {
       channel.unsubscribe(listen as never);
     }

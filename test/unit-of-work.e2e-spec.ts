@@ -26,11 +26,11 @@ class TwoWritesController {
   @UnitOfWork()
   async write(@Body() body: { first: number; second: number; failStep?: boolean }, @Req() req: Request) {
     const warehouse = (wID: number) => ({ wID, name: `UOW ${wID}`, nameKey: `UOW ${wID}`, created: new Date() });
-    await this.tx.run((m) => m.insert(Warehouse, warehouse(body.first)));
+    await this.tx.run((ctx) => ctx.manager.insert(Warehouse, warehouse(body.first)));
     // Joined: the second run sees the first one's row, not yet committed.
-    const seen = await this.tx.run(async (m) => {
-      const visible = await m.existsBy(Warehouse, { wID: body.first });
-      await m.insert(Warehouse, warehouse(body.second));
+    const seen = await this.tx.run(async (ctx) => {
+      const visible = await ctx.manager.existsBy(Warehouse, { wID: body.first });
+      await ctx.manager.insert(Warehouse, warehouse(body.second));
       return visible;
     });
     req.unitOfWork!.beforeCommit.push(async (tx, answer) => {
@@ -60,7 +60,7 @@ class FlakyController {
     const attempt = (attempts.get(body.wid) ?? 0) + 1;
     attempts.set(body.wid, attempt);
     const deadlock = () => Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { errno: 1213, code: 'ER_LOCK_DEADLOCK' });
-    await this.tx.run((m) => m.insert(Warehouse, { wID: body.wid, name: `Flaky ${body.wid}`, nameKey: `flaky ${body.wid}`, created: new Date() }));
+    await this.tx.run((ctx) => ctx.manager.insert(Warehouse, { wID: body.wid, name: `Flaky ${body.wid}`, nameKey: `flaky ${body.wid}`, created: new Date() }));
     if (body.at === 'run') {
       await this.tx.run(async () => {
         if (attempt <= body.failures) throw deadlock();
@@ -89,7 +89,7 @@ class TakenOverController {
     const { clientId, keyHash } = req.idempotency!;
     const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000);
     await this.tx.alone((m) => m.update(IdempotencyRecord, { clientId, keyHash }, { created: later }));
-    await this.tx.run((m) => m.insert(Warehouse, { wID: body.wid, name: `Taken ${body.wid}`, nameKey: `taken ${body.wid}`, created: new Date() }));
+    await this.tx.run((ctx) => ctx.manager.insert(Warehouse, { wID: body.wid, name: `Taken ${body.wid}`, nameKey: `taken ${body.wid}`, created: new Date() }));
     return { done: true };
   }
 }

@@ -91,7 +91,7 @@ export class AdminService {
    * are deleted, so that enabling it again revives none of them.
    */
   async setDisabled(clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean }> {
-    await this.tx.run(async (_m, ctx) => {
+    await this.tx.run(async (ctx) => {
       if (!(await this.accounts.setDisabled(ctx, clientId, disabled, new Date()))) throw new AdminInputError(`unknown client "${clientId}"`);
       if (disabled) await this.tokens.deleteOfClient(ctx, clientId);
     });
@@ -137,7 +137,7 @@ export class AdminService {
   async bootstrapIfEmpty(): Promise<BootstrapCredentials | null> {
     if ((await this.accounts.countClients()) > 0) return null;
     try {
-      return await this.tx.run(async (_m, ctx) => {
+      return await this.tx.run(async (ctx) => {
         if (!(await this.accounts.warehouseExists(ctx, 1))) await this.accounts.insertWarehouse(ctx, { wID: 1, name: 'Main', nameKey: 'Main', created: new Date() });
         const group = await this.insertGroup(ctx, 'admin', ALL_SECURITY_IDS);
         const credentials = await this.insertClient(ctx, 'admin', group.id, [1], false);
@@ -178,7 +178,7 @@ export class AdminService {
   /** One transaction; a duplicate name becomes a plain error. */
   private async write<T>(what: string, work: (ctx: TransactionContext) => Promise<T>): Promise<T> {
     try {
-      return await this.tx.run((_m, ctx) => work(ctx));
+      return await this.tx.run((ctx) => work(ctx));
     } catch (error) {
       if (isUniqueViolation(error)) throw new AdminInputError(`a ${what} with that name already exists`);
       throw error;

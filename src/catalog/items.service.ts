@@ -124,7 +124,7 @@ export class ItemsService {
       createdBy: caller.name,
     };
     try {
-      return await this.tx.run(async (_m, ctx) => {
+      return await this.tx.run(async (ctx) => {
         const item = await this.items.insert(ctx, values);
         ctx.counts.add([{ list: 'items', scope: 'all', by: 1 }, ...(item.discontinued ? [] : [{ list: 'items', scope: 'active', by: 1 }])]);
         this.outbox.record(ctx, { type: 'item.created', json: JSON.stringify(toItemResponse(item)) });
@@ -148,7 +148,7 @@ export class ItemsService {
     const changed = (Object.keys(changes) as Array<keyof Item>).filter((k) => changes[k] !== item[k]);
     if (changed.length) {
       const set = { ...Object.fromEntries(changed.map((k) => [k, changes[k]])), modified: new Date() } as Partial<Item>;
-      const after = await this.tx.run(async (_m, ctx) => {
+      const after = await this.tx.run(async (ctx) => {
         let type: EventType = 'item.updated';
         if (set.discontinued === undefined) await this.items.update(ctx, item.partNo, set);
         else {

@@ -8,8 +8,8 @@ import type { Statement } from './statements.js';
  * once: the writes it holds back for the commit, its counter changes, the
  * numbering of its outbox events, and what to do once it has committed. The
  * TransactionRunner makes one for each transaction it begins (a retried
- * attempt gets a new one) and passes it, with its manager, to the work
- * (`run((m, ctx) => …)`); every `run` of a request's unit of work gets the
+ * attempt gets a new one) and passes it to the work (`run((ctx) => …)`;
+ * the manager is `ctx.manager`); every `run` of a request's unit of work gets the
  * unit's one. Code that needs it takes it as an argument: nothing finds it
  * by its manager. Once the transaction has ended it refuses more.
  */

@@ -29,7 +29,7 @@ interface Unit {
  * the budget is spent, TooMuchContention (409) (retry.ts).
  *
  * Each transaction has its context (transaction-context.ts), made here when
- * it begins and passed with its manager to the work: the writes held back
+ * it begins and passed to the work (its manager is `ctx.manager`): the writes held back
  * for the commit, the counter changes, the outbox's numbering, the steps
  * after commit.
  *
@@ -92,26 +92,27 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Runs `work` in a transaction, with its manager and its context.
+   * Runs `work` in a transaction, with its context (its manager is
+   * `ctx.manager`, for the repositories the context is handed to).
    * Outside a unit of work the transaction commits when `work` resolves, and
    * a transient failure runs `work` again within the retry budget. Inside
    * one, the first `run` begins the unit's transaction and leaves it open for
    * the unit to commit; a later `run` joins it; a transient failure fails the
    * unit, which runs again as a whole (`retrying`).
    */
-  async run<T>(work: (manager: EntityManager, ctx: TransactionContext) => Promise<T>): Promise<T> {
+  async run<T>(work: (ctx: TransactionContext) => Promise<T>): Promise<T> {
     const unit = this.units.getStore();
     if (unit?.open) {
       const { ctx } = unit.open;
       // The unit's transaction is open: what an earlier piece of it held back for the commit goes now, so that this one reads it.
       await ctx.sendHeld();
-      return work(ctx.manager, ctx);
+      return work(ctx);
     }
     const once = async () => {
       let tx: OpenTransaction | undefined;
       try {
         tx = await this.begin();
-        const result = await work(tx.ctx.manager, tx.ctx);
+        const result = await work(tx.ctx);
         if (unit) unit.open = tx;
         else await tx.commit();
         return result;
@@ -155,7 +156,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
         await steps(unit.open.ctx);
         await unit.open.commit();
       } else if (beforeCommit.length) {
-        await this.run((_m, ctx) => steps(ctx));
+        await this.run(steps);
       }
       return result;
     } catch (error) {
@@ -191,7 +192,7 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     if (this.isMysql) return work(this.dataSource.manager);
     // Waiting for the writer's turn while this very request holds it would wait for ever.
     if (this.units.getStore()?.open) throw new Error('TransactionRunner.alone() called inside a unit of work whose transaction is open');
-    return this.units.run(undefined, () => this.run(work));
+    return this.units.run(undefined, () => this.run((ctx) => work(ctx.manager)));
   }
 
   /** Whether the caller runs inside a unit of work. */

@@ -148,7 +148,7 @@ export class EventSequencer implements OnModuleDestroy {
 
   /** One turn (see the class); how many rows it started from. */
   async claim(): Promise<number> {
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const lastSeq = await this.events.lockLastSeq(ctx);
       const seen = await this.events.unsequenced(ctx, CLAIM_ROWS);
       if (!seen.length) return 0;
@@ -182,7 +182,7 @@ export class EventSequencer implements OnModuleDestroy {
       const young = oldest.findIndex((e) => e.occurred.getTime() >= cutoff);
       const old = young < 0 ? oldest : oldest.slice(0, young);
       if (!old.length) break;
-      await this.tx.run((_m, ctx) => this.events.deleteSeqs(ctx, old[0].seq!, old[old.length - 1].seq!));
+      await this.tx.run((ctx) => this.events.deleteSeqs(ctx, old[0].seq!, old[old.length - 1].seq!));
       deleted += old.length;
       if (young >= 0) break;
     }

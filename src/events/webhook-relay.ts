@@ -113,7 +113,7 @@ export class WebhookRelay implements OnModuleDestroy {
     await stopping;
     await Promise.all(this.workers.values());
     if (this.started) {
-      await this.tx.run((_m, ctx) => this.subscriptions.releaseAll(ctx, this.owner)).catch(() => undefined);
+      await this.tx.run((ctx) => this.subscriptions.releaseAll(ctx, this.owner)).catch(() => undefined);
     }
   }
 
@@ -240,7 +240,7 @@ export class WebhookRelay implements OnModuleDestroy {
   /** Attempts and the subscription's new state, in one transaction, while this instance holds it; false when the subscription is gone. */
   private async record(subscriptionId: number, state: SubscriptionState, made: Made[]): Promise<boolean> {
     const attempts = made.map(({ event, attempt, answer, at, nextTry }) => ({ subscriptionId, eventId: event.id, seq: event.seq, attempt, status: answer.status, error: answer.error, attemptedAt: at, nextTry }));
-    const recorded = await this.tx.run((_m, ctx) => this.subscriptions.record(ctx, subscriptionId, this.owner, state, attempts));
+    const recorded = await this.tx.run((ctx) => this.subscriptions.record(ctx, subscriptionId, this.owner, state, attempts));
     if (!recorded) this.poster.dropAgent(subscriptionId);
     return recorded;
   }
@@ -262,7 +262,7 @@ export class WebhookRelay implements OnModuleDestroy {
    * changes none finds it gone or no longer held: its agent is dropped.
    */
   private async write(id: number, held: boolean, change: (ctx: TransactionContext) => Promise<boolean>): Promise<boolean> {
-    const changed = await this.tx.run((_m, ctx) => change(ctx));
+    const changed = await this.tx.run((ctx) => change(ctx));
     if (!changed && held) this.poster.dropAgent(id);
     return changed;
   }

@@ -59,7 +59,7 @@ export class WebhookService {
     // Events committed before now get their seqs first, so that the position read below is after all of them.
     await this.sequencer.claim();
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const id = await this.tx.run(async (_m, ctx) => {
+    const id = await this.tx.run(async (ctx) => {
       const lastSeq = await this.sequence.lastSeq(ctx);
       return this.webhooks.insert(ctx, {
         clientId: options.clientId,
@@ -88,7 +88,7 @@ export class WebhookService {
   /** Deletes the subscription and its attempts; the relay stops at once (its next write finds no row). */
   async delete(rawId: string): Promise<{ id: number; deleted: true }> {
     const id = parseId(rawId);
-    await this.tx.run(async (_m, ctx) => {
+    await this.tx.run(async (ctx) => {
       if (!(await this.webhooks.delete(ctx, id))) throw new WebhookInputError(`unknown webhook ${id}`);
     });
     return { id, deleted: true };

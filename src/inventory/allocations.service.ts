@@ -42,7 +42,7 @@ export class AllocationsService {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemKeys.of(dto.itemID);
     if (!item) throw unknownItem(dto.itemID);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const level = await this.locks.lockLevel(ctx, item.partNo, dto.wid);
       assertAvailable(availableOf(level), dto.units, { shortId: item.shortID, wid: dto.wid });
       const now = new Date();
@@ -71,7 +71,7 @@ export class AllocationsService {
   /** POST /Inventory/Allocations/{id}/Pack: units move from committed to packed. */
   async pack(caller: Caller, id: number, dto: PackDto): Promise<PackedResponseDto> {
     const found = await this.named(caller, id);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const { level, allocation } = await this.lock(ctx, found);
       return this.apply(ctx, found, level, planPack(allocation, dto.units, { shortId: found.shortID }), 'packed', caller.clientId);
     });
@@ -80,7 +80,7 @@ export class AllocationsService {
   /** POST /Inventory/Allocations/{id}/Cancel: what is left, committed and packed, goes back to available. */
   async cancel(caller: Caller, id: number): Promise<AllocationCancelledResponseDto> {
     const found = await this.named(caller, id);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const { level, allocation } = await this.lock(ctx, found);
       return this.apply(ctx, found, level, planAllocationCancel(allocation), 'cancelled', caller.clientId);
     });
@@ -93,7 +93,7 @@ export class AllocationsService {
    * instance that got there second records nothing.
    */
   async expire(due: DueAllocation, now: Date): Promise<boolean> {
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const { level, allocation } = await this.lock(ctx, due);
       const change = planExpiry(allocation, now);
       if (!change) return false;

@@ -156,7 +156,7 @@ export class BatchService {
       const partNo = found.get(caseKey(dto.itemID!))!;
       return [dto.wid, dto.shipToWid].filter((w): w is number => w !== undefined).map((wid) => ({ partNo, wid }));
     });
-    await this.tx.run((_m, ctx) => this.locks.lockItemsAndLevels(ctx, stock));
+    await this.tx.run((ctx) => this.locks.lockItemsAndLevels(ctx, stock));
     const results: unknown[] = [];
     // EXTENSIONS: at most MAX_BATCH_LOTS lots in all, each operation's counted before it writes.
     const budget = new LotBudget();

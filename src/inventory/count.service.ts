@@ -35,7 +35,7 @@ export class CountService {
 
   async count(caller: Caller, dto: CountDto, requestKey: string | null = null, budget: LotBudget | null = null): Promise<CountedResponseDto> {
     caller.assertWarehouses(dto.wid);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const result = await this.apply(ctx, caller, dto, requestKey, budget);
       await this.events.record(ctx, {
         type: 'stock.counted',

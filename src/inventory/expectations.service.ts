@@ -44,7 +44,7 @@ export class ExpectationsService {
    */
   async expect(caller: Caller, dto: ExpectDto): Promise<ExpectedResponseDto> {
     caller.assertWarehouses(dto.wid);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const item = await this.items.lockItem(ctx, dto.itemID);
       if (!item) throw unknownItem(dto.itemID);
       // A discontinued item is not received (DECISIONS "Inventory"), so it is not expected either.
@@ -78,7 +78,7 @@ export class ExpectationsService {
   /** POST /Inventory/Expectations/{id}/Ship: what is left moves from onOrder to aSN. */
   async ship(caller: Caller, id: number): Promise<ExpectationShippedResponseDto> {
     const found = await this.named(caller, id);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const { level, expectation } = await this.lock(ctx, found);
       return this.apply(ctx, found, level, planExpectationShipment(expectation), 'shipped', caller.clientId);
     });
@@ -87,7 +87,7 @@ export class ExpectationsService {
   /** POST /Inventory/Expectations/{id}/Cancel: what is left is no longer expected. */
   async cancel(caller: Caller, id: number): Promise<ExpectationCancelledResponseDto> {
     const found = await this.named(caller, id);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const { level, expectation } = await this.lock(ctx, found);
       return this.apply(ctx, found, level, planExpectationCancel(expectation), 'cancelled', caller.clientId);
     });

@@ -53,7 +53,7 @@ export class InventoryService {
     caller.assertWarehouses(dto.wid);
     if (dto.expectationId !== undefined) await this.expectations.referenced(dto.expectationId, (await this.itemFor(dto.itemID)).partNo, dto.wid);
     const warehouse = await this.warehouseNames.one(dto.wid);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const found = await this.locks.lockItemWithTotal(ctx, dto.itemID, dto.wid);
       if (!found) throw unknownItem(dto.itemID);
       const { item, total, level } = found;
@@ -115,7 +115,7 @@ export class InventoryService {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
     if (dto.allocationId !== undefined) await this.allocations.referenced(dto.allocationId, item.partNo, dto.wid);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const now = new Date();
       const of = { shortId: item.shortID, wid: dto.wid };
       const level = await this.locks.lockLevel(ctx, item.partNo, dto.wid);
@@ -148,7 +148,7 @@ export class InventoryService {
     }
     caller.assertWarehouses(dto.wid, dto.shipToWid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const now = new Date();
       const [source, target] = await this.locks.lockLevels(ctx, item.partNo, [dto.wid, dest], dest);
       const candidates = source ? await this.locks.lockLots(ctx, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
@@ -190,7 +190,7 @@ export class InventoryService {
   async hold(caller: Caller, dto: HoldDto, hold: boolean, requestKey: string | null = null, budget: LotBudget | null = null): Promise<HeldResponseDto | ReleasedResponseDto> {
     caller.assertWarehouses(dto.wid);
     const item = await this.itemFor(dto.itemID);
-    return this.tx.run(async (_m, ctx) => {
+    return this.tx.run(async (ctx) => {
       const now = new Date();
       const { level, lots: candidates } = await this.locks.lockLevelAndLots(ctx, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
       const of = { shortId: item.shortID, wid: dto.wid };
