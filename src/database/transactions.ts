@@ -170,7 +170,8 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
    * when there is one (a read later in the same request, e.g. the next
    * operation of a batch, then never waits for a second pooled connection
    * while holding one, and sees the request's own writes); else the data
-   * source's.
+   * source's. The one way a read finds the unit's transaction without being
+   * handed its context: docs/architecture.md, "The transaction context".
    */
   get reader(): EntityManager {
     return this.units.getStore()?.open?.ctx.manager ?? this.dataSource.manager;
