@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
+import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
-import type { TotalStatement } from '../database/total-statement.js';
-import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
+import { PageCursors } from '../pagination/cursor.js';
+import { type ListPaging, MAX_PAGE_SIZE, Page, paginate, type PageSpec, requestedCursor, resolvePage } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
+import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
 
 /** How a lot page sorts and pages (its columns are this repository's statement's). */
 export const LOT_PAGES: PageSpec = {
@@ -31,39 +34,78 @@ const LOT_PAGE_FIELDS = ['recNo', 'partNo', 'wID', 'spot', 'units', 'received', 
 /** A lot as a lot page reads it: the columns it sends. */
 export type LotPageRow = Pick<Lot, (typeof LOT_PAGE_FIELDS)[number]>;
 
+/** A lot of a page with its item's shortID and description, as the caller answers it. */
+export type LotAnswer<R> = (lot: LotPageRow, itemShortID: string, itemDescription: string) => R;
+
+/** What a lot or ledger page is filtered by besides its warehouses: the item (shortID), when given. */
+export interface ItemFilter {
+  itemID?: string;
+}
+
 /**
- * The statements of the lot and ledger pages (GET /Inventory[/<wid>],
- * /Inventory/Transactions), run through the manager the list's
- * ListReads.run gave (`m`), paged by `paginate` (pagination/page.ts): the
- * total (`total`, from the counters, else counted), the page's keys, then its
- * rows.
+ * The lot and ledger pages (GET /Inventory[/<wid>], /Inventory/Transactions),
+ * each read where ListReads sends it, every statement through the one
+ * manager its `run` gives: the item filter's partNo (ItemLocksRepository; an
+ * unknown item lists nothing), then, paged by `paginate`
+ * (pagination/page.ts), the total (from the counters unless a filter narrows
+ * the list, else counted), the page's keys and its rows, with the page's
+ * items. A cursor belongs to its list, scope and item.
  */
 @Injectable()
 export class InventoryPagesRepository {
+  constructor(
+    private readonly reads: ListReads,
+    private readonly cursors: PageCursors,
+    private readonly items: ItemLocksRepository,
+  ) {}
+
   /**
-   * A page of the lots in these warehouses (of item `partNo` when given),
-   * each lot with its item's shortID and description turned into the
-   * caller's answer (`answer`) as it is read.
+   * A page of the lots in these warehouses (of the item filtered by, when
+   * given), each lot with its item's shortID and description turned into the
+   * caller's answer as it is read. `answers` gives that answer; it is called
+   * once the list is known to hold something, before the page is read.
    */
-  lotPage<R>(
-    m: EntityManager,
-    wids: number[],
-    partNo: number | undefined,
-    query: PageQuery,
-    list: ListPaging,
-    total: TotalStatement | undefined,
-    answer: (lot: LotPageRow, itemShortID: string, itemDescription: string) => R,
-  ): Promise<Page<R>> {
-    const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
-    if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
-    return paginate(m, qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, answer) });
+  lotPage<R>(consistency: Consistency, wids: number[], filter: ItemFilter, query: PageQuery, answers: () => Promise<LotAnswer<R>>): Promise<Page<R>> {
+    return this.reads.run(consistency, async (m) => {
+      const request = resolvePage(query, LOT_PAGES);
+      const partNo = filter.itemID === undefined ? undefined : await this.items.partNoOf(m, filter.itemID);
+      const list = this.paging('lots', wids, partNo);
+      if (!wids.length || partNo === null) {
+        // A list that can hold nothing still refuses a cursor that is not its own.
+        requestedCursor(query, request, list);
+        return new Page<R>([], 0, request);
+      }
+      // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
+      const total = partNo === undefined && !request.modifiedSince ? lotTotalStatement(wids) : undefined;
+      const answer = await answers();
+      const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
+      if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
+      return paginate(m, qb, query, LOT_PAGES, { ...list, total, rows: (keys) => lotAnswers(m, keys, answer) });
+    });
   }
 
-  /** A page of the ledger rows out of or into these warehouses (of item `partNo` when given). */
-  ledgerPage(m: EntityManager, wids: number[], partNo: number | undefined, query: PageQuery, list: ListPaging, total: TotalStatement | undefined): Promise<Page<LedgerEntry>> {
-    const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
-    if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
-    return paginate(m, qb, query, LEDGER_PAGES, { ...list, total });
+  /** A page of the ledger rows out of or into these warehouses (of the item filtered by, when given), each with its item's shortID turned into the caller's answer. */
+  ledgerPage<R>(consistency: Consistency, wids: number[], filter: ItemFilter, query: PageQuery, answer: (entry: LedgerEntry, itemShortID: string) => R): Promise<Page<R>> {
+    return this.reads.run(consistency, async (m) => {
+      const request = resolvePage(query, LEDGER_PAGES);
+      const partNo = filter.itemID === undefined ? undefined : await this.items.partNoOf(m, filter.itemID);
+      const list = this.paging('ledger', wids, partNo);
+      if (!wids.length || partNo === null) {
+        requestedCursor(query, request, list);
+        return new Page<R>([], 0, request);
+      }
+      const total = partNo === undefined && !request.modifiedSince ? ledgerTotalStatement(wids) : undefined;
+      const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
+      if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
+      const page = await paginate(m, qb, query, LEDGER_PAGES, { ...list, total });
+      const items = await this.items.names(m, page.value.map((e) => e.partNo));
+      return page.map((e) => answer(e, items.get(e.partNo)?.shortID ?? ''));
+    });
+  }
+
+  /** How a list of these warehouses (and item) pages: a cursor is the list's only with the same scope and item. */
+  private paging(name: string, wids: number[], partNo: number | null | undefined): ListPaging {
+    return { cursors: this.cursors, filters: [name, [...wids].sort((a, b) => a - b), partNo === null ? 'no such item' : (partNo ?? null)] };
   }
 }
 
@@ -75,7 +117,7 @@ export class InventoryPagesRepository {
  * page several times the statement itself. Only the columns the page sends
  * are read.
  */
-async function lotAnswers<R>(m: EntityManager, recNos: unknown[], answer: (lot: LotPageRow, itemShortID: string, itemDescription: string) => R): Promise<Map<string, R>> {
+async function lotAnswers<R>(m: EntityManager, recNos: unknown[], answer: LotAnswer<R>): Promise<Map<string, R>> {
   const q = (name: string) => m.connection.driver.escape(name);
   const found = await rows(
     m,

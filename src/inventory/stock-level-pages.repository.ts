@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
+import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import { readCounts } from '../database/counters.js';
 import { isMysql } from '../database/dialect.js';
-import type { CursorPosition } from '../pagination/cursor.js';
+import { type Consistency, ListReads } from '../database/list-reads.js';
+import { type CursorPosition, PageCursors } from '../pagination/cursor.js';
 import { type ListPaging, pageWindow, seekCondition, type WindowRead } from '../pagination/keyset.js';
-import { MAX_PAGE_SIZE, type PageSpec } from '../pagination/page.js';
-import type { PagePosition, PageRequest } from '../pagination/page-request.js';
+import { MAX_PAGE_SIZE, Page, type PageSpec, requestedCursor, resolvePage } from '../pagination/page.js';
+import type { PagePosition, PageQuery, PageRequest } from '../pagination/page-request.js';
 import { StockLevel } from './inventory.entities.js';
 import { stockTotal } from './list-counts.js';
 
@@ -40,19 +42,46 @@ export interface StockRow {
 }
 
 /**
- * The statements of GET /Inventory/StockLevels[/<wid>], run through the
- * manager the list's ListReads.run gave (`m`): the page's total, then its
- * rows (StockLevelPages, stock-level-pages.ts, makes them the answer).
+ * GET /Inventory/StockLevels[/<wid>]: one row per item that has had a lot in
+ * these warehouses, summed over them, read where ListReads sends it, every
+ * statement through the one manager its `run` gives: the page's total, its
+ * rows, then its items' shortIDs (ItemLocksRepository). StockLevelPages
+ * (stock-level-pages.ts) makes the rows the answer.
  */
 @Injectable()
 export class StockLevelPagesRepository {
+  constructor(
+    private readonly reads: ListReads,
+    private readonly cursors: PageCursors,
+    private readonly items: ItemLocksRepository,
+  ) {}
+
+  /** A page of these warehouses' stock levels, each row with its item's shortID turned into the caller's answer. */
+  page<R>(consistency: Consistency, wids: number[], query: PageQuery, answer: (row: StockRow, itemShortID: string) => R): Promise<Page<R>> {
+    return this.reads.run(consistency, async (m) => {
+      const request = resolvePage(query, STOCK_PAGES);
+      const list = { cursors: this.cursors, filters: ['stock', [...wids].sort((a, b) => a - b)] };
+      const at = requestedCursor(query, request, list);
+      if (!wids.length) return new Page<R>([], 0, request);
+      const { allWarehouses, totalCount } = await this.total(m, wids, request.modifiedSince);
+      const { rows, placed, position } = await this.window(m, wids, allWarehouses, request, at, list, totalCount);
+      const items = await this.items.shortIds(m, rows.map((r) => Number(r.partNo)));
+      return new Page(
+        rows.map((r) => answer(r, items.get(Number(r.partNo)) ?? '')),
+        totalCount,
+        placed,
+        position,
+      );
+    });
+  }
+
   /**
    * Items with a stock_level row in these warehouses (modified since, if asked),
    * and whether the scope is every warehouse. Without `modifiedSince`: one
    * warehouse or all of them from stock_count, some of them from the stock-set
    * counters; otherwise counted.
    */
-  async total(m: EntityManager, wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
+  private async total(m: EntityManager, wids: number[], modifiedSince: Date | null): Promise<{ allWarehouses: boolean; totalCount: number }> {
     const [row] = await m.query(
       'SELECT (SELECT COUNT(*) FROM warehouse) AS warehouses, (SELECT items FROM stock_count WHERE scope = 0) AS anyWarehouse, (SELECT items FROM stock_count WHERE scope = ?) AS oneWarehouse',
       [wids[0]],
@@ -80,7 +109,7 @@ export class StockLevelPagesRepository {
    * row in scope (by primary key), then their sums. A cursor seeks by a column
    * before grouping, by a sum after it.
    */
-  async window(
+  private async window(
     m: EntityManager,
     wids: number[],
     allWarehouses: boolean,
