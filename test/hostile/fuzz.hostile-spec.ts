@@ -384,23 +384,8 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
       expires: fc.constantFrom('2030-01-01', '2030-01-01T10:00:00Z'), supplier: smallInt, line: smallInt, jobid: smallInt, hold: fc.boolean(),
       expectationId: fc.integer({ min: 1, max: 60 }),
     }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
-    send('POST /Inventory/Move', 'POST', at('Inventory/Move'), body({
-      ...writeFields, fromSpot: fc.oneof(fc.constant('A'), text(64)), toSpot: text(64), shipToWid: wid, transitSlip: text(64), recno: fc.integer({ min: 1, max: 60 }),
-      received: fc.constantFrom('2026-11-22', new Date().toISOString().slice(0, 10)),
-    }, { itemID: knownItem, units, wid: scopedWid })),
-    send('POST /Inventory/Issue', 'POST', at('Inventory/Issue'), body({
-      ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, shipto: smallInt, prodID: text(64),
-      recno: fc.integer({ min: 1, max: 60 }), line: smallInt, allocationId: fc.integer({ min: 1, max: 60 }),
-    }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
-    ...(['Hold', 'Release'] as const).map((op) =>
-      send(`POST /Inventory/${op}`, 'POST', at(`Inventory/${op}`), body({
-        ...writeFields, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255), recno: fc.integer({ min: 1, max: 60 }),
-      }, { itemID: knownItem, wid: scopedWid, reasonCode: smallInt })),
-    ),
-    send('POST /Inventory/Count', 'POST', at('Inventory/Count'), body({
-      ...writeFields, counted: units, expected: units, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255),
-    }, { itemID: knownItem, wid: scopedWid, counted: units, reasonCode: smallInt })),
-    // Allocations: made, packed, shipped by an Issue against one, cancelled; then listed.
+    // Allocations: made, packed, shipped by an Issue against one, cancelled; then listed. Before the Moves, Issues and
+    // Counts below take the stock down: Allocate takes only available units.
     send('POST /Inventory/Allocate', 'POST', at('Inventory/Allocate'), body({
       ...writeFields, reference, expiresAt: fc.constantFrom(new Date(Date.now() + 86_400_000).toISOString(), '2020-01-01T00:00:00Z', '2099-01-01', 'soon'),
     }, { itemID: knownItem, units, wid: scopedWid, reference })),
@@ -424,6 +409,22 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
     get('GET /Inventory/Expectations', at('Inventory/Expectations'), query(['itemID', 'reference', 'state'], { itemID: validShortId, reference, state: documentState })),
     get('GET /Inventory/Expectations/<wid>', fc.oneof(wid.map(String), pathSegment).map((p) => `/api/v1/Inventory/Expectations/${p}`), query(['itemID', 'state'], { itemID: validShortId, state: documentState })),
     get('GET /Inventory/Expectation/<id>', documentId('Expectation').map((id) => `/api/v1/Inventory/Expectation/${id}`), query([])),
+    send('POST /Inventory/Move', 'POST', at('Inventory/Move'), body({
+      ...writeFields, fromSpot: fc.oneof(fc.constant('A'), text(64)), toSpot: text(64), shipToWid: wid, transitSlip: text(64), recno: fc.integer({ min: 1, max: 60 }),
+      received: fc.constantFrom('2026-11-22', new Date().toISOString().slice(0, 10)),
+    }, { itemID: knownItem, units, wid: scopedWid })),
+    send('POST /Inventory/Issue', 'POST', at('Inventory/Issue'), body({
+      ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, shipto: smallInt, prodID: text(64),
+      recno: fc.integer({ min: 1, max: 60 }), line: smallInt, allocationId: fc.integer({ min: 1, max: 60 }),
+    }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
+    ...(['Hold', 'Release'] as const).map((op) =>
+      send(`POST /Inventory/${op}`, 'POST', at(`Inventory/${op}`), body({
+        ...writeFields, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255), recno: fc.integer({ min: 1, max: 60 }),
+      }, { itemID: knownItem, wid: scopedWid, reasonCode: smallInt })),
+    ),
+    send('POST /Inventory/Count', 'POST', at('Inventory/Count'), body({
+      ...writeFields, counted: units, expected: units, reasonCode: smallInt, spot: fc.oneof(fc.constant('A'), text(64)), remark: text(255),
+    }, { itemID: knownItem, wid: scopedWid, counted: units, reasonCode: smallInt })),
     {
       // Batches of fuzzed lines: unknown ops, non-objects, nested batches, 0 and 251 lines; 250 lines elsewhere (batch.e2e-spec.ts).
       name: 'POST /Inventory/Batch',
@@ -531,7 +532,7 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
     // Open documents on every item in both warehouses, for the requests that name one by id.
     for (const shortID of SHORT_IDS) {
       for (const w of [1, 2]) {
-        for (const [kind, path, units] of [['Allocation', 'Allocate', 100], ['Expectation', 'Expect', 1000]] as const) {
+        for (const [kind, path, units] of [['Allocation', 'Allocate', 40], ['Expectation', 'Expect', 1000]] as const) {
           const res = await request(t.http).post(`/api/v1/Inventory/${path}`).set('Authorization', client.bearer).send({ itemID: shortID, wid: w, units, reference: `FUZZ-${path}-${shortID}-${w}` });
           if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
           knownDocuments[kind].push({ id: res.body[kind.toLowerCase()].id, itemID: shortID, wid: w });
