@@ -1,14 +1,18 @@
 import { testDatabaseKind, type TestDatabase } from '../app.factory.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, succeeded, type Target, verify, verifyFeed } from './workload.js';
+import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, KnownDocuments, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, succeeded, type Target, verify, verifyFeed } from './workload.js';
 
 /**
  * Crash safety: the built service takes concurrent Receive / Issue / Move
- * requests and batches of them, each with its own Idempotency-Key, and is killed with SIGKILL in
+ * requests, allocations (Allocate, Pack, Issue against one, Cancel) and
+ * expectations (Expect, Ship, Receive against one, Cancel), and batches of
+ * them, each with its own Idempotency-Key, and is killed with SIGKILL in
  * the middle of them. After a restart, every request that got no answer is
  * retried with its key, as a client would. Then the database must hold
  * exactly what the clients were told: every 2xx once in the ledger, nothing
- * else, and the stock equal to the sum of the answers; and the event feed
+ * else, and the stock equal to the sum of the answers; every document made
+ * once, as the answers left it, and committed + packed, onOrder + aSN what is
+ * left on the open ones; and the event feed
  * must hold exactly one event per committed operation, in seqs 1, 2, 3, …
  * (nothing committed missing, nothing rolled back in it).
  */
@@ -40,13 +44,15 @@ describe(`crash safety on ${testDatabaseKind()}`, () => {
     // Each worker sends one request at a time until the service dies under it.
     let next = 0;
     let dead = false;
+    const documents = new KnownDocuments();
     const worker = async () => {
       while (!dead) {
-        const entry = randomRequest(`crash-${++next}`, ITEMS, WIDS, Math.random, true);
+        const entry = randomRequest(`crash-${++next}`, ITEMS, WIDS, Math.random, true, documents);
         log.push(entry);
         const answer = await send(target, entry);
         if (answer) entry.answers.push(answer);
         else entry.lost++;
+        documents.learn(entry);
       }
     };
     const workers = Array.from({ length: WORKERS }, worker);
@@ -82,12 +88,13 @@ describe(`crash safety on ${testDatabaseKind()}`, () => {
     const verdict = await verify(db.target, log);
     process.stdout.write(
       `crash (${testDatabaseKind()}): ${log.length} writes, ${unanswered.length} in flight at SIGKILL (${committedBeforeKill} of them committed before it), ${retries} retries after restart, ` +
-        `${verdict.succeeded} succeeded, ${verdict.ledgerRows} ledger rows, units off ${verdict.unitsOff}; answers ${JSON.stringify(statuses(log))}\n`,
+        `${verdict.succeeded} succeeded, ${verdict.ledgerRows} ledger rows, units off ${verdict.unitsOff}, ${verdict.documentsMade} documents made and ${verdict.documentChanges} changed; answers ${JSON.stringify(statuses(log))}\n`,
     );
     expectExact(verdict);
     expectSettled(log);
-    const feed = await verifyFeed(restarted, db.target);
-    expect({ ...feed, events: feed.events > 0 }).toEqual({ events: true, outOfOrder: [], withoutEvent: [], withoutLedgerRow: [] });
+    const feed = await verifyFeed(restarted, db.target, log);
+    expect({ ...feed, events: feed.events > 0 }).toEqual({ events: true, outOfOrder: [], withoutEvent: [], withoutLedgerRow: [], documentEvents: [] });
     expect(verdict.succeeded).toBeGreaterThanOrEqual(200);
+    expect({ made: verdict.documentsMade >= 20, changed: verdict.documentChanges >= 20 }).toEqual({ made: true, changed: true });
   });
 });

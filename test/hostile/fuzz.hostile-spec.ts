@@ -140,6 +140,22 @@ function body(fields: Record<string, fc.Arbitrary<unknown>>, required: Record<st
   return respelled(Object.keys(required).length ? fc.oneof({ weight: 2, arbitrary: build(false) }, { weight: 1, arbitrary: build(true) }) : build(false));
 }
 
+/** An allocation or expectation the service made: what a request naming one by its id names. */
+interface KnownDocument {
+  id: number;
+  itemID: string;
+  wid: number;
+}
+type DocumentKind = 'Allocation' | 'Expectation';
+/** Filled before the fuzzing starts, and from every 201 of Allocate and Expect while it runs. */
+const knownDocuments: Record<DocumentKind, KnownDocument[]> = { Allocation: [], Expectation: [] };
+const knownDocument = (kind: DocumentKind) => fc.nat().map((i) => knownDocuments[kind][i % knownDocuments[kind].length]);
+/** A document's id in a path: mostly one that exists (open, done or cancelled by now), else anything. */
+const documentId = (kind: DocumentKind) => fc.oneof({ weight: 4, arbitrary: knownDocument(kind).map((d) => String(d.id)) }, { weight: 1, arbitrary: pathSegment });
+/** An order line: 1 to 64 characters, no edge spaces. */
+const reference = fc.stringMatching(/^[A-Z][A-Z0-9-]{0,30}$/);
+const documentState = fc.constantFrom('open', 'done', 'cancelled', 'OPEN', 'closed');
+
 // ---------------------------------------------------------------- requests
 
 interface FuzzRequest {
@@ -222,7 +238,7 @@ function query(names: string[], valid: Record<string, fc.Arbitrary<unknown>> = {
   const pageValid: Record<string, fc.Arbitrary<unknown>> = {
     page: fc.integer({ min: 1, max: 5 }),
     pageSize: fc.integer({ min: 1, max: 300 }),
-    sort: fc.constantFrom('shortID', 'partNo', 'received', 'recNo', 'inStock', 'created', 'id'),
+    sort: fc.constantFrom('shortID', 'partNo', 'received', 'recNo', 'inStock', 'created', 'id', 'modified'),
     direction: fc.constantFrom('ASC', 'DESC', 'asc', 'desc'),
     modifiedSince: fc.constantFrom('2020-01-01', '2020-01-01T00:00:00Z'),
     cursor: cursorLike,
@@ -366,14 +382,40 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
     send('POST /Inventory/Receive', 'POST', at('Inventory/Receive'), body({
       ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, grossWeight: units, price: units,
       expires: fc.constantFrom('2030-01-01', '2030-01-01T10:00:00Z'), supplier: smallInt, line: smallInt, jobid: smallInt, hold: fc.boolean(),
+      expectationId: fc.integer({ min: 1, max: 60 }),
     }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
+    // Allocations: made, packed, shipped by an Issue against one, cancelled; then listed. Before the Moves, Issues and
+    // Counts below take the stock down: Allocate takes only available units.
+    send('POST /Inventory/Allocate', 'POST', at('Inventory/Allocate'), body({
+      ...writeFields, reference, expiresAt: fc.constantFrom(new Date(Date.now() + 86_400_000).toISOString(), '2020-01-01T00:00:00Z', '2099-01-01', 'soon'),
+    }, { itemID: knownItem, units, wid: scopedWid, reference })),
+    send('POST /Inventory/Allocations/<id>/Pack', 'POST', documentId('Allocation').map((id) => `/api/v1/Inventory/Allocations/${id}/Pack`), body({ units }, { units })),
+    send('POST /Inventory/Issue allocationId', 'POST', at('Inventory/Issue'), knownDocument('Allocation').chain((d) => body({
+      ...writeFields, reasonCode: smallInt, spot: text(64), allocationId: fc.oneof(fc.constant(d.id), fc.integer({ min: 1, max: 2 ** 31 - 1 })),
+    }, { itemID: fc.constant(d.itemID), units, wid: fc.constant(d.wid), reasonCode: smallInt, allocationId: fc.constant(d.id) }))),
+    send('POST /Inventory/Allocations/<id>/Cancel', 'POST', documentId('Allocation').map((id) => `/api/v1/Inventory/Allocations/${id}/Cancel`), body({})),
+    get('GET /Inventory/Allocations', at('Inventory/Allocations'), query(['itemID', 'reference', 'state'], { itemID: validShortId, reference, state: documentState })),
+    get('GET /Inventory/Allocations/<wid>', fc.oneof(wid.map(String), pathSegment).map((p) => `/api/v1/Inventory/Allocations/${p}`), query(['itemID', 'state'], { itemID: validShortId, state: documentState })),
+    get('GET /Inventory/Allocation/<id>', documentId('Allocation').map((id) => `/api/v1/Inventory/Allocation/${id}`), query([])),
+    // Expectations: made, shipped, received against, cancelled; then listed.
+    send('POST /Inventory/Expect', 'POST', at('Inventory/Expect'), body({
+      ...writeFields, reference, stage: fc.constantFrom('ordered', 'shipped', 'SHIPPED', 'received'), due: fc.constantFrom('2020-01-01', '2030-01-01T10:00:00Z', 'later'),
+    }, { itemID: knownItem, units, wid: scopedWid, reference })),
+    send('POST /Inventory/Expectations/<id>/Ship', 'POST', documentId('Expectation').map((id) => `/api/v1/Inventory/Expectations/${id}/Ship`), body({})),
+    send('POST /Inventory/Receive expectationId', 'POST', at('Inventory/Receive'), knownDocument('Expectation').chain((d) => body({
+      ...writeFields, reasonCode: smallInt, spot: text(64), expectationId: fc.oneof(fc.constant(d.id), fc.integer({ min: 1, max: 2 ** 31 - 1 })),
+    }, { itemID: fc.constant(d.itemID), units, wid: fc.constant(d.wid), reasonCode: smallInt, expectationId: fc.constant(d.id) }))),
+    send('POST /Inventory/Expectations/<id>/Cancel', 'POST', documentId('Expectation').map((id) => `/api/v1/Inventory/Expectations/${id}/Cancel`), body({})),
+    get('GET /Inventory/Expectations', at('Inventory/Expectations'), query(['itemID', 'reference', 'state'], { itemID: validShortId, reference, state: documentState })),
+    get('GET /Inventory/Expectations/<wid>', fc.oneof(wid.map(String), pathSegment).map((p) => `/api/v1/Inventory/Expectations/${p}`), query(['itemID', 'state'], { itemID: validShortId, state: documentState })),
+    get('GET /Inventory/Expectation/<id>', documentId('Expectation').map((id) => `/api/v1/Inventory/Expectation/${id}`), query([])),
     send('POST /Inventory/Move', 'POST', at('Inventory/Move'), body({
       ...writeFields, fromSpot: fc.oneof(fc.constant('A'), text(64)), toSpot: text(64), shipToWid: wid, transitSlip: text(64), recno: fc.integer({ min: 1, max: 60 }),
       received: fc.constantFrom('2026-11-22', new Date().toISOString().slice(0, 10)),
     }, { itemID: knownItem, units, wid: scopedWid })),
     send('POST /Inventory/Issue', 'POST', at('Inventory/Issue'), body({
       ...writeFields, reasonCode: smallInt, spot: text(64), remark: text(255), netWeight: units, shipto: smallInt, prodID: text(64),
-      recno: fc.integer({ min: 1, max: 60 }), line: smallInt,
+      recno: fc.integer({ min: 1, max: 60 }), line: smallInt, allocationId: fc.integer({ min: 1, max: 60 }),
     }, { itemID: knownItem, units, wid: scopedWid, reasonCode: smallInt })),
     ...(['Hold', 'Release'] as const).map((op) =>
       send(`POST /Inventory/${op}`, 'POST', at(`Inventory/${op}`), body({
@@ -389,7 +431,14 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
       request: fc
         .tuple(
           fc.oneof(
-            fc.array(fc.record({ op: fc.constantFrom('receive', 'issue', 'move', 'hold', 'release', 'count', 'batch', 'RECEIVE', ''), itemID: knownItem, units, counted: units, wid: scopedWid, reasonCode: smallInt }, { requiredKeys: ['op'] }), { minLength: 1, maxLength: 5 }),
+            fc.array(
+              fc.record({
+                op: fc.constantFrom('receive', 'issue', 'move', 'hold', 'release', 'count', 'allocate', 'pack', 'cancelAllocation', 'expect', 'shipExpectation', 'cancelExpectation', 'batch', 'RECEIVE', 'Pack', ''),
+                itemID: knownItem, units, counted: units, wid: scopedWid, reasonCode: smallInt, reference,
+                allocationId: fc.oneof(knownDocument('Allocation').map((d) => d.id), anyNumber), expectationId: fc.oneof(knownDocument('Expectation').map((d) => d.id), anyNumber),
+              }, { requiredKeys: ['op'] }),
+              { minLength: 1, maxLength: 5 },
+            ),
             fc.constantFrom([], Array(251).fill({ op: 'receive' }), [null], [[]], ['x'], [{ op: 'batch', operations: [{ op: 'receive' }] }], [{ __proto__: { op: 'receive' } }]),
             fc.anything(),
           ),
@@ -402,7 +451,7 @@ function endpoints(bearer: () => string, client: () => TestClient): Endpoint[] {
     {
       name: 'unknown routes and methods',
       request: fc
-        .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), fc.constantFrom('/api/v1/Item/All/x', '/api/v1/Inventory/Receive', '/api/v1/Token', '/api/v2/Item', '/api/v1/', '/', '/api/v1/Inventory/StockLevels/1/2'), fc.option(pathSegment), h)
+        .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), fc.constantFrom('/api/v1/Item/All/x', '/api/v1/Inventory/Receive', '/api/v1/Token', '/api/v2/Item', '/api/v1/', '/', '/api/v1/Inventory/StockLevels/1/2', '/api/v1/Inventory/Allocate', '/api/v1/Inventory/Allocations/1/Pack', '/api/v1/Inventory/Expectation/1'), fc.option(pathSegment), h)
         .map(([method, p, seg, hd]) => ({ method, path: seg === null ? p : `${p}/${seg}`, headers: hd })),
     },
   ];
@@ -480,7 +529,17 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
       if (res.status !== 201) throw new Error(`item: ${res.status} ${res.text}`);
       for (const w of [1, 2]) await givenStock(t, client.bearer, { itemID: shortID, units: 1000, wid: w, spot: 'A' });
     }
-    for (const list of ['Item', 'Item/All?sort=partNo', 'Inventory', 'Inventory/1?sort=units', 'Inventory/StockLevels?sort=available', 'Inventory/Transactions']) {
+    // Open documents on every item in both warehouses, for the requests that name one by id.
+    for (const shortID of SHORT_IDS) {
+      for (const w of [1, 2]) {
+        for (const [kind, path, units] of [['Allocation', 'Allocate', 40], ['Expectation', 'Expect', 1000]] as const) {
+          const res = await request(t.http).post(`/api/v1/Inventory/${path}`).set('Authorization', client.bearer).send({ itemID: shortID, wid: w, units, reference: `FUZZ-${path}-${shortID}-${w}` });
+          if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
+          knownDocuments[kind].push({ id: res.body[kind.toLowerCase()].id, itemID: shortID, wid: w });
+        }
+      }
+    }
+    for (const list of ['Item', 'Item/All?sort=partNo', 'Inventory', 'Inventory/1?sort=units', 'Inventory/StockLevels?sort=available', 'Inventory/Transactions', 'Inventory/Allocations', 'Inventory/Expectations/1?sort=modified']) {
       const res = await request(t.http).get(`/api/v1/${list}${list.includes('?') ? '&' : '?'}pageSize=1`).set('Authorization', client.bearer);
       const next = /<([^>]+)>; rel="next"/.exec(res.headers.link ?? '')?.[1];
       if (next) realCursors.push(new URL(next, 'http://x').searchParams.get('cursor') ?? '');
@@ -521,6 +580,11 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
             res = await sendOversized(base, req);
             if (res.status !== 431) throw new Error(`an oversized request answered ${res.status}, not 431: ${res.text.slice(0, 300)}`);
           }
+          const made = /\/Inventory\/(Allocate|Expect)$/.exec(req.path);
+          if (made && res.status === 201) {
+            const doc = (JSON.parse(res.text) as Record<string, KnownDocument>)[made[1] === 'Allocate' ? 'allocation' : 'expectation'];
+            knownDocuments[made[1] === 'Allocate' ? 'Allocation' : 'Expectation'].push({ id: doc.id, itemID: doc.itemID, wid: doc.wid });
+          }
           if (process.env.FUZZ_TRACE) appendFileSync(process.env.FUZZ_TRACE, JSON.stringify({ ...req, status: res.status }) + '\n');
           const text = res.text;
           seen.sent++;
@@ -551,9 +615,11 @@ describe(`fuzzing every endpoint on ${testDatabaseKind()}`, () => {
     });
   }
 
-  it('leaves the ledger invariant intact, and the service logged no error', async () => {
+  it('leaves the ledger invariant and the documents\' figures intact, and the service logged no error', async () => {
     const ledger = await ledgerOf(db.target);
-    expect({ mismatches: ledger.mismatches, countMismatches: ledger.countMismatches, listCountMismatches: ledger.listCountMismatches }).toEqual({ mismatches: [], countMismatches: [], listCountMismatches: [] });
+    expect({ mismatches: ledger.mismatches, countMismatches: ledger.countMismatches, listCountMismatches: ledger.listCountMismatches, documentMismatches: ledger.documentMismatches }).toEqual({
+      mismatches: [], countMismatches: [], listCountMismatches: [], documentMismatches: [],
+    });
     expect(ledger.ok).toBe(true);
     expect(service!.output()).not.toMatch(/"level":(50|60)/);
   });

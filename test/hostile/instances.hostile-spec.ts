@@ -1,15 +1,19 @@
 import type { TestDatabase } from '../app.factory.js';
 import type { TestClient } from '../support/auth.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify, verifyFeed } from './workload.js';
+import { expectExact, expectSettled, finalAnswer, givenWorkloadDatabase, KnownDocuments, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify, verifyFeed } from './workload.js';
 
 /**
  * Three instances of the built service on one MariaDB database and one Redis,
  * clients spread over them round-robin: a random mix of Receive, Issue and
- * Move on a few items, retried on another instance when an answer is lost or
+ * Move on a few items, and of allocations (Allocate, Pack, Issue against one,
+ * Cancel) and expectations (Expect, Ship, Receive against one, Cancel) of them,
+ * retried on another instance when an answer is lost or
  * says "try again", keys replayed on other instances, the same key sent to two
  * instances at once. Afterwards the database must hold exactly what the
- * clients were told, and nothing may be oversold or done twice.
+ * clients were told (the ledger, and every document as its answers left it,
+ * with committed + packed and onOrder + aSN what is left on the open ones),
+ * and nothing may be oversold or done twice.
  */
 const INSTANCES = 3;
 const WORKERS = 12;
@@ -53,9 +57,10 @@ describe('several instances on one MariaDB and Redis', () => {
     const settleHere = (entry: LoggedRequest) => settle(entry, nextTarget, (_, attempt) => 50 * (attempt + 1), 20);
 
     let next = 0;
+    const documents = new KnownDocuments();
     const worker = async (w: number) => {
       while (next < WRITES) {
-        const entry = randomRequest(`multi-${++next}`, ITEMS, WIDS);
+        const entry = randomRequest(`multi-${++next}`, ITEMS, WIDS, Math.random, false, documents);
         log.push(entry);
         const roll = Math.random();
         if (roll < 0.05) {
@@ -77,6 +82,7 @@ describe('several instances on one MariaDB and Redis', () => {
           if (first.status < 300 && again && again.replayed && again.status === first.status && JSON.stringify(again.body) === JSON.stringify(first.body)) replays.identical++;
           if (first.status >= 300 && again && !again.replayed) replays.identical++; // failures are not stored: retried afresh
         }
+        documents.learn(entry);
       }
       return w;
     };
@@ -86,7 +92,7 @@ describe('several instances on one MariaDB and Redis', () => {
     process.stdout.write(
       `instances: ${log.length} writes over ${INSTANCES} instances, ${log.reduce((n, e) => n + e.answers.length + e.lost, 0)} requests, ` +
         `${replays.sent} replays, ${races.sent} same-key races, ${verdict.succeeded} succeeded, ${verdict.ledgerRows} ledger rows, ` +
-        `units off ${verdict.unitsOff}; answers ${JSON.stringify(statuses(log))}\n`,
+        `units off ${verdict.unitsOff}, ${verdict.documentsMade} documents made and ${verdict.documentChanges} changed; answers ${JSON.stringify(statuses(log))}\n`,
     );
     expectExact(verdict);
     expect(replays.identical).toBe(replays.sent);
@@ -97,8 +103,9 @@ describe('several instances on one MariaDB and Redis', () => {
     expectSettled(log);
     expect(verdict.succeeded).toBeGreaterThan(WRITES / 2);
     // The feed, as the first instance serves it: one event per committed operation, seqs 1, 2, 3, … (EXTENSIONS "Events").
-    const feed = await verifyFeed(targets[0], db.target);
-    expect({ ...feed, events: feed.events > 0 }).toEqual({ events: true, outOfOrder: [], withoutEvent: [], withoutLedgerRow: [] });
+    const feed = await verifyFeed(targets[0], db.target, log);
+    expect({ ...feed, events: feed.events > 0 }).toEqual({ events: true, outOfOrder: [], withoutEvent: [], withoutLedgerRow: [], documentEvents: [] });
+    expect({ made: verdict.documentsMade >= 100, changed: verdict.documentChanges >= 100 }).toEqual({ made: true, changed: true });
   });
 
   it('counts one client\'s rate limit across all instances through Redis', async () => {

@@ -14,6 +14,13 @@ export interface Fixture {
   partNo: number;
   /** An item that DELETE /Item/<shortID> may discontinue again and again. */
   gone: string;
+  /** An open allocation of the item in warehouse 1 with units enough for every Pack and Issue against it in the suite. */
+  allocation: number;
+  /** An open expectation of the item in warehouse 1 with units enough for every Receive against it (Ship may repeat: it changes nothing the second time). */
+  expectation: number;
+  /** A fresh open allocation (1 unit) or expectation of the item in warehouse 1, made by a client holding every SecurityID: what a Cancel takes. */
+  allocate: () => Promise<number>;
+  expect: () => Promise<number>;
 }
 
 export const get = (t: TestApp, bearer: string, path: string) => request(t.http).get(`/api/v1/${path}`).set('Authorization', bearer);
@@ -59,7 +66,7 @@ export interface Route {
   /** What the document says the route takes, when it is more than this request needs (a batch takes 95, 88 or 15; its operations decide). */
   securityIds?: SecurityId[];
   /** A valid request, repeatable, that succeeds for a client holding `permission` and warehouse 1. */
-  send: (t: TestApp, bearer: string, f: Fixture) => request.Test;
+  send: (t: TestApp, bearer: string, f: Fixture) => PromiseLike<request.Response>;
 }
 
 /** Every route of spec "Permissions and scope per action" (and the extensions: Transactions, Hold, Release, Count, Batch, Events). */
@@ -106,6 +113,44 @@ export const ROUTES: Route[] = [
     securityIds: [SecurityId.PositiveAdjustment, SecurityId.NegativeAdjustment, SecurityId.LocateMoveUnits],
     send: (t, b, f) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'count', itemID: f.shortID, wid: 1, counted: 0, serial: 'OWASP-UNCOUNTED', reasonCode: 5 }] }),
   },
+  {
+    name: 'POST /Inventory/Allocate', op: 'post /api/v1/Inventory/Allocate', permission: SecurityId.NegativeAdjustment,
+    send: (t, b, f) => post(t, b, 'Inventory/Allocate', { itemID: f.shortID, units: 1, wid: 1, reference: `OWASP-SO-${next()}` }),
+  },
+  {
+    name: 'POST /Inventory/Allocations/<id>/Pack', op: 'post /api/v1/Inventory/Allocations/{id}/Pack', permission: SecurityId.LocateMoveUnits,
+    send: (t, b, f) => post(t, b, `Inventory/Allocations/${f.allocation}/Pack`, { units: 1 }),
+  },
+  {
+    name: 'POST /Inventory/Allocations/<id>/Cancel', op: 'post /api/v1/Inventory/Allocations/{id}/Cancel', permission: SecurityId.NegativeAdjustment,
+    send: async (t, b, f) => post(t, b, `Inventory/Allocations/${await f.allocate()}/Cancel`, {}),
+  },
+  {
+    name: 'POST /Inventory/Issue allocationId', op: 'post /api/v1/Inventory/Issue', permission: SecurityId.NegativeAdjustment,
+    send: (t, b, f) => post(t, b, 'Inventory/Issue', { itemID: f.shortID, units: 1, wid: 1, reasonCode: 2, allocationId: f.allocation }),
+  },
+  { name: 'GET /Inventory/Allocations', op: 'get /api/v1/Inventory/Allocations', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/Allocations') },
+  { name: 'GET /Inventory/Allocations/<wid>', op: 'get /api/v1/Inventory/Allocations/{wid}', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/Allocations/1?state=open') },
+  { name: 'GET /Inventory/Allocation/<id>', op: 'get /api/v1/Inventory/Allocation/{id}', permission: SecurityId.ItemMasterList, send: (t, b, f) => get(t, b, `Inventory/Allocation/${f.allocation}`) },
+  {
+    name: 'POST /Inventory/Expect', op: 'post /api/v1/Inventory/Expect', permission: SecurityId.PositiveAdjustment,
+    send: (t, b, f) => post(t, b, 'Inventory/Expect', { itemID: f.shortID, units: 1, wid: 1, reference: `OWASP-PO-${next()}` }),
+  },
+  {
+    name: 'POST /Inventory/Expectations/<id>/Ship', op: 'post /api/v1/Inventory/Expectations/{id}/Ship', permission: SecurityId.PositiveAdjustment,
+    send: (t, b, f) => post(t, b, `Inventory/Expectations/${f.expectation}/Ship`, {}),
+  },
+  {
+    name: 'POST /Inventory/Expectations/<id>/Cancel', op: 'post /api/v1/Inventory/Expectations/{id}/Cancel', permission: SecurityId.PositiveAdjustment,
+    send: async (t, b, f) => post(t, b, `Inventory/Expectations/${await f.expect()}/Cancel`, {}),
+  },
+  {
+    name: 'POST /Inventory/Receive expectationId', op: 'post /api/v1/Inventory/Receive', permission: SecurityId.PositiveAdjustment,
+    send: (t, b, f) => post(t, b, 'Inventory/Receive', { itemID: f.shortID, units: 1, wid: 1, reasonCode: 1, expectationId: f.expectation }),
+  },
+  { name: 'GET /Inventory/Expectations', op: 'get /api/v1/Inventory/Expectations', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/Expectations') },
+  { name: 'GET /Inventory/Expectations/<wid>', op: 'get /api/v1/Inventory/Expectations/{wid}', permission: SecurityId.ItemMasterList, send: (t, b) => get(t, b, 'Inventory/Expectations/1?state=open') },
+  { name: 'GET /Inventory/Expectation/<id>', op: 'get /api/v1/Inventory/Expectation/{id}', permission: SecurityId.ItemMasterList, send: (t, b, f) => get(t, b, `Inventory/Expectation/${f.expectation}`) },
   { name: 'POST /Item', op: 'post /api/v1/Item', permission: SecurityId.ModifyItemMaster, send: (t, b) => post(t, b, 'Item', { shortID: `OWASP-NEW-${next()}` }) },
   {
     name: 'PUT /Item', op: 'put /api/v1/Item', permission: SecurityId.ModifyItemMaster,
@@ -131,6 +176,11 @@ export const WAREHOUSE_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: 
   { name: 'POST /Inventory/Release wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, wid, reasonCode: 4 }) },
   { name: 'POST /Inventory/Count wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Count', { itemID: f.shortID, wid, counted: 1, reasonCode: 5 }) },
   { name: 'POST /Inventory/Batch wid', operation: 0, send: (t, b, wid, f) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'receive', itemID: f.shortID, units: 1, wid, reasonCode: 1 }] }) },
+  { name: 'POST /Inventory/Allocate wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Allocate', { itemID: f.shortID, units: 1, wid, reference: `OWASP-SO-${next()}` }) },
+  { name: 'POST /Inventory/Expect wid', send: (t, b, wid, f) => post(t, b, 'Inventory/Expect', { itemID: f.shortID, units: 1, wid, reference: `OWASP-PO-${next()}` }) },
+  { name: 'GET /Inventory/Allocations/<wid>', send: (t, b, wid) => get(t, b, `Inventory/Allocations/${wid}`) },
+  { name: 'GET /Inventory/Expectations/<wid>', send: (t, b, wid) => get(t, b, `Inventory/Expectations/${wid}`) },
+  { name: 'POST /Inventory/Batch allocate wid', operation: 0, send: (t, b, wid, f) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'allocate', itemID: f.shortID, units: 1, wid, reference: `OWASP-SO-${next()}` }] }) },
   { name: 'POST /Inventory/Move shipToWid', send: (t, b, wid, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, shipToWid: wid }) },
 ];
 
@@ -140,6 +190,21 @@ export const RECORD_ROUTES: Array<{ name: string; send: (t: TestApp, bearer: str
   { name: 'POST /Inventory/Hold recno', send: (t, b, recno, f) => post(t, b, 'Inventory/Hold', { itemID: f.shortID, wid: 1, reasonCode: 3, recno }) },
   { name: 'POST /Inventory/Release recno', held: true, send: (t, b, recno, f) => post(t, b, 'Inventory/Release', { itemID: f.shortID, wid: 1, reasonCode: 4, recno }) },
   { name: 'POST /Inventory/Move recno', send: (t, b, recno, f) => post(t, b, 'Inventory/Move', { itemID: f.shortID, units: 1, wid: 1, toSpot: `R-${next()}`, recno }) },
+];
+
+/**
+ * Every request that names an allocation or expectation by its id (`id`, made
+ * in the warehouse the test chooses): `kind` is the document it names.
+ */
+export const DOCUMENT_ROUTES: Array<{ name: string; kind: 'Allocation' | 'Expectation'; send: (t: TestApp, bearer: string, id: number) => request.Test; operation?: 0 }> = [
+  { name: 'POST /Inventory/Allocations/<id>/Pack', kind: 'Allocation', send: (t, b, id) => post(t, b, `Inventory/Allocations/${id}/Pack`, { units: 1 }) },
+  { name: 'POST /Inventory/Allocations/<id>/Cancel', kind: 'Allocation', send: (t, b, id) => post(t, b, `Inventory/Allocations/${id}/Cancel`, {}) },
+  { name: 'GET /Inventory/Allocation/<id>', kind: 'Allocation', send: (t, b, id) => get(t, b, `Inventory/Allocation/${id}`) },
+  { name: 'POST /Inventory/Batch pack', kind: 'Allocation', operation: 0, send: (t, b, id) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'pack', allocationId: id, units: 1 }] }) },
+  { name: 'POST /Inventory/Expectations/<id>/Ship', kind: 'Expectation', send: (t, b, id) => post(t, b, `Inventory/Expectations/${id}/Ship`, {}) },
+  { name: 'POST /Inventory/Expectations/<id>/Cancel', kind: 'Expectation', send: (t, b, id) => post(t, b, `Inventory/Expectations/${id}/Cancel`, {}) },
+  { name: 'GET /Inventory/Expectation/<id>', kind: 'Expectation', send: (t, b, id) => get(t, b, `Inventory/Expectation/${id}`) },
+  { name: 'POST /Inventory/Batch cancelExpectation', kind: 'Expectation', operation: 0, send: (t, b, id) => post(t, b, 'Inventory/Batch', { operations: [{ op: 'cancelExpectation', expectationId: id }] }) },
 ];
 
 /** Methods no route serves on paths that exist (API5 method tampering): each must be 404, never a write. */
@@ -160,6 +225,10 @@ export const TAMPERED: Array<[method: 'patch' | 'put' | 'delete' | 'post' | 'get
   ['post', '/api/v1/Inventory/1'],
   ['delete', '/api/v1/Inventory/1'],
   ['put', '/api/v1/Inventory/StockLevels/1'],
+  ['put', '/api/v1/Inventory/Allocate'],
+  ['delete', '/api/v1/Inventory/Allocation/1'],
+  ['patch', '/api/v1/Inventory/Expectation/1'],
+  ['get', '/api/v1/Inventory/Allocations/1/Pack'],
   ['delete', '/api/v1/Token'],
   ['post', '/api/v1/Events'],
   ['delete', '/api/v1/Events'],

@@ -5,12 +5,13 @@ import { ALL_SECURITY_IDS, isWrite, SecurityId } from '../../src/auth/security-i
 import { startTestApp, testDatabaseKind, type TestApp } from '../app.factory.js';
 import { givenClient, tokenFor, type TestClient } from '../support/auth.js';
 import { givenItem } from '../support/catalog.js';
+import { documentOf, givenAllocation, givenExpectation } from '../support/documents.js';
 import { expectLedgerConsistent, givenStock, issue, lotsOf, receive, stockOf } from '../support/inventory.js';
 import { ProbeModule } from '../support/probe.module.js';
 import { cli, startReceiver, until } from '../support/webhooks.js';
 import { WebhookService } from '../../src/events/webhooks.service.js';
 import {
-  ADMIN_PATHS, anotherApp, basicTokenRequest, documentedOps, type Fixture, get, HARDENED, hardening, inBatches, INVALID_CLIENT,
+  ADMIN_PATHS, anotherApp, basicTokenRequest, DOCUMENT_ROUTES, documentedOps, type Fixture, get, HARDENED, hardening, inBatches, INVALID_CLIENT,
   INVALID_TOKEN, ITEM_FIELDS, levelOf, LOT_FIELDS, NO_PERMISSION, notFound, type OpenApiDocument, OUT_OF_SCOPE, PAGE_FIELDS, post,
   READ_ONLY, RECORD_ROUTES, ROUTES, servedRoutes, STOCK_FIELDS, TAMPERED, tokenRequest, TRANSACTION_FIELDS, WAREHOUSE_ROUTES,
 } from './owasp-routes.js';
@@ -37,7 +38,12 @@ beforeAll(async () => {
   await givenItem(t, admin.bearer, { shortID: 'OWASP-GONE' });
   for (const wid of [1, 2, 3]) await givenStock(t, admin.bearer, { itemID: item.shortID, units: 1000, wid, spot: 'A' });
   await givenStock(t, admin.bearer, { itemID: item.shortID, units: 100, wid: 1, spot: 'H', hold: true });
-  f = { shortID: item.shortID, partNo: item.partNo, gone: 'OWASP-GONE' };
+  const allocate = async (units = 1) => Number((await givenAllocation(t, admin.bearer, { itemID: item.shortID, units, wid: 1 })).id);
+  const expectUnits = async (units = 1) => Number((await givenExpectation(t, admin.bearer, { itemID: item.shortID, units, wid: 1 })).id);
+  f = {
+    shortID: item.shortID, partNo: item.partNo, gone: 'OWASP-GONE',
+    allocation: await allocate(300), expectation: await expectUnits(100_000), allocate: () => allocate(), expect: () => expectUnits(),
+  };
 });
 afterAll(async () => {
   try {
@@ -83,6 +89,26 @@ describe(`API1:2023 Broken Object Level Authorization (${testDatabaseKind()})`, 
     const served = await send(t, scoped.bearer, own, f);
     expect(served.status).toBe(200);
     expect(served.body.lots.map((l: { fromRecNo: number }) => l.fromRecNo)).toEqual([own]);
+  });
+
+  it.each(DOCUMENT_ROUTES)('$name: a document in a warehouse outside the scope is 403 and unchanged; one in scope is served', async ({ kind, send, operation }) => {
+    const body = operation === undefined ? OUT_OF_SCOPE : { ...OUT_OF_SCOPE, message: `${OUT_OF_SCOPE.message} (operations[${operation}])` };
+    const make = async (wid: number) => {
+      // Units of its own to allocate (the warehouse routes above counted warehouse 3 down to 1).
+      if (kind === 'Allocation') await givenStock(t, admin.bearer, { itemID: f.shortID, units: 5, wid, spot: 'D' });
+      return Number((await (kind === 'Allocation' ? givenAllocation : givenExpectation)(t, admin.bearer, { itemID: f.shortID, units: 5, wid })).id);
+    };
+    const foreign = await make(2);
+    const before = await documentOf(t, admin.bearer, kind, foreign);
+    const levelBefore = await levelOf(t, admin.bearer, f.shortID, 2);
+    const res = await send(t, scoped.bearer, foreign);
+    expect({ status: res.status, body: res.body }).toEqual({ status: 403, body });
+    expect(await documentOf(t, admin.bearer, kind, foreign)).toEqual(before);
+    expect(await levelOf(t, admin.bearer, f.shortID, 2)).toEqual(levelBefore);
+    // Nor does a list of the client's warehouses show it.
+    const listed = await get(t, scoped.bearer, `Inventory/${kind}s?pageSize=250&itemID=${f.shortID}&sort=id&direction=DESC`);
+    expect((listed.body.value as Array<{ id: number }>).map((d) => d.id)).not.toContain(foreign);
+    expect((await send(t, scoped.bearer, await make(3))).status).toBeLessThan(300);
   });
 
   it("lists without a wid show only the caller's warehouses: lots, stock levels and the ledger", async () => {
@@ -623,10 +649,14 @@ describe(`API9:2023 Improper Inventory Management (${testDatabaseKind()})`, () =
   });
 
   it('answers every documented operation, called with a token, with something other than 404 or 5xx', async () => {
+    const closed = { allocation: await f.allocate(), expectation: await f.expect() };
+    expect((await post(t, admin.bearer, `Inventory/Allocations/${closed.allocation}/Cancel`, {})).status).toBe(200);
+    expect((await post(t, admin.bearer, `Inventory/Expectations/${closed.expectation}/Cancel`, {})).status).toBe(200);
     for (const op of documented()) {
       const [method, path] = op.split(' ') as ['get' | 'post' | 'put' | 'delete', string];
-      // /Item/{item} is the partNo for GET and the shortID for DELETE.
-      const params: Record<string, string> = { item: method === 'get' ? String(f.partNo) : f.gone, wid: '1' };
+      // /Item/{item} is the partNo for GET and the shortID for DELETE; a document's {id} names a closed one, so that the empty body changes nothing.
+      const id = String(/Allocation/.test(path) ? closed.allocation : closed.expectation);
+      const params: Record<string, string> = { item: method === 'get' ? String(f.partNo) : f.gone, wid: '1', id };
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? `{${name}}`);
       const req = request(t.http)[method](url).set('Authorization', admin.bearer);
       const res = await (method === 'post' || method === 'put' ? req.send({}) : req);
