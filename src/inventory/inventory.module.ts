@@ -9,6 +9,7 @@ import { AllocationExpiry } from './allocation-expiry.js';
 import { AllocationsController } from './allocations.controller.js';
 import { AllocationsRepository } from './allocations.repository.js';
 import { AllocationsService } from './allocations.service.js';
+import { DocumentPagesRepository } from './document-pages.repository.js';
 import { DocumentQueries } from './document-queries.service.js';
 import { ExpectationsController } from './expectations.controller.js';
 import { ExpectationsRepository } from './expectations.repository.js';
@@ -38,6 +39,7 @@ import { WarehouseNames } from './warehouse-names.js';
     ExpectationsService,
     AllocationExpiry,
     DocumentQueries,
+    DocumentPagesRepository,
     AllocationsRepository,
     ExpectationsRepository,
     CountService,
