@@ -66,9 +66,15 @@ export class AllocationExpiry implements OnModuleDestroy {
       let progress = false;
       for (const allocation of due) {
         if (this.stopped) return expired;
-        if (await this.allocations.expire(allocation, now)) {
-          expired++;
-          progress = true;
+        try {
+          if (await this.allocations.expire(allocation, now)) {
+            expired++;
+            progress = true;
+          }
+        } catch (error) {
+          // One allocation that fails (its item's contention past the retry budget, say) holds up none of
+          // the others: the next look tries it again.
+          this.logger?.log.warn({ err: error, allocationId: allocation.id }, 'allocations: this allocation did not expire; the next look tries again');
         }
       }
       // A full look that expired nothing would find the same rows again.

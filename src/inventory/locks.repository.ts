@@ -17,9 +17,11 @@ import type { LevelFigures } from './stock-changes.js';
 /*
  * The lock order. Every writer of an item's stock takes its locks in this one
  * order (Saleor's select_for_update().order_by("pk")), so writers never
- * deadlock one another and never oversell (DECISIONS "Inventory"):
+ * oversell and seldom deadlock (a lot split's foreign-key check, below):
  *
- *   1. the item row: Receive, Count and Expect, always first; any operation
+ *   1. the item row: Receive, Count, Expect and Allocate, always first (an
+ *      INSERT into a table with a foreign key to item, as Allocate's, takes a
+ *      shared lock on the item row); any operation
  *      about to create a missing stock_level row (createLevel). Its statements are catalog's
  *      (ItemLocksRepository), but Receive's, which reads stock_level too (lockItemWithTotal).
  *   2. a stock_level row being created.
