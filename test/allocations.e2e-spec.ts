@@ -13,9 +13,11 @@
  *  2. An unknown allocation id in a path (Pack, Cancel, GET /Inventory/Allocation/{id})
  *     is 404 `not_found`, like GET /Item/<partNo>; a non-numeric `wid` in
  *     GET /Inventory/Allocations/{wid} is 404, as for lots.
- *  3. An allocation of a warehouse outside the caller's scope is 403 with the
- *     scope message on Pack, Cancel and GET by id (the spec's rule: every read
- *     or write on such a warehouse is 403), checked after the permission.
+ *  3. An allocation of a warehouse outside the caller's scope, named by its
+ *     id (Pack, Cancel and GET by id), answers exactly as an id that names
+ *     none: 404 "No allocation <id>.", so that ids tell nothing of other
+ *     warehouses. A `wid` the request names is still 403 whether or not it
+ *     exists (the spec's rule), checked after the permission and the body.
  *  4. `allocationId` on an Issue is a referenced thing in the body, like
  *     `itemID`: one that does not exist, or belongs to another item or
  *     warehouse than the Issue's `itemID`/`wid`, is 400 `validation_error` on
@@ -93,6 +95,8 @@ import { cursorOf, follow, getPage, withParams } from './support/pages.js';
 const ALLOCATION_FIELDS = ['id', 'itemID', 'partNo', 'wid', 'reference', 'units', 'packed', 'shipped', 'state', 'expiresAt', 'created', 'modified'];
 const STOCK_FIELDS = ['partNo', 'shortID', 'available', 'inStock', 'onOrder', 'onHold', 'committed', 'packed', 'aSN'];
 const ENVELOPE = ['value', 'totalCount', 'page', 'pageSize', 'pageCount', 'hasMore'];
+/** The answer for an allocation id that names none, or one the caller may not see (Caller.sees). */
+const notFound = (id: number | string) => ({ statusCode: 404, error: 'not_found', message: `No allocation ${id}.`, details: null });
 const OUT_OF_SCOPE = { statusCode: 403, error: 'forbidden', message: "Warehouse is outside the client's authorized scope.", details: null };
 const NO_PERMISSION = { statusCode: 403, error: 'forbidden', message: 'Insufficient permissions.', details: null };
 /** An allocation id that no test creates. */
@@ -250,15 +254,15 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
       else expect(res.status).toBe(200);
     });
 
-    it('refuses a client scoped to warehouse 1 everything of warehouse 2 (403 whether or not the warehouse exists), and lists only its own', async () => {
+    it('refuses a client scoped to warehouse 1 everything of warehouse 2 (403 whether or not the warehouse exists; an allocation there is 404, as one that does not exist), and lists only its own', async () => {
       const one = await givenClient(t, { warehouses: [1] });
       const inTwo = await openAllocation(2);
       const inOne = await openAllocation(1);
       const before = await levelOf(itemID, 2);
       expect((await allocate(t, one.bearer, { itemID, wid: 2, units: 1, reference: uniqueReference() })).body).toEqual(OUT_OF_SCOPE);
-      expect((await pack(t, one.bearer, inTwo, { units: 1 })).body).toEqual(OUT_OF_SCOPE);
-      expect((await cancelAllocation(t, one.bearer, inTwo)).body).toEqual(OUT_OF_SCOPE);
-      expect((await getAllocation(t, one.bearer, inTwo)).body).toEqual(OUT_OF_SCOPE);
+      expect((await pack(t, one.bearer, inTwo, { units: 1 })).body).toEqual(notFound(inTwo));
+      expect((await cancelAllocation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
+      expect((await getAllocation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
       for (const wid of [2, 99]) expect((await request(t.http).get(`/api/v1/Inventory/Allocations/${wid}`).set('Authorization', one.bearer)).body).toEqual(OUT_OF_SCOPE);
       expect(await levelOf(itemID, 2)).toEqual(before);
       expect(await allocationOf(inTwo)).toMatchObject({ state: 'open', packed: 0 });

@@ -13,9 +13,11 @@
  *  2. An unknown expectation id in a path (Ship, Cancel, GET /Inventory/Expectation/{id})
  *     is 404 `not_found`, like GET /Item/<partNo>; a non-numeric `wid` in
  *     GET /Inventory/Expectations/{wid} is 404, as for lots.
- *  3. An expectation of a warehouse outside the caller's scope is 403 with the
- *     scope message on Ship, Cancel and GET by id (the spec's rule: every read
- *     or write on such a warehouse is 403), checked after the permission.
+ *  3. An expectation of a warehouse outside the caller's scope, named by its
+ *     id (Ship, Cancel and GET by id), answers exactly as an id that names
+ *     none: 404 "No expectation <id>.", so that ids tell nothing of other
+ *     warehouses. A `wid` the request names is still 403 whether or not it
+ *     exists (the spec's rule), checked after the permission and the body.
  *  4. `expectationId` on a Receive is a referenced thing in the body, like
  *     `itemID`: one that does not exist, or belongs to another item or
  *     warehouse than the Receive's `itemID`/`wid`, is 400 `validation_error`
@@ -80,6 +82,8 @@ import { cursorOf, follow, getPage, withParams } from './support/pages.js';
 const EXPECTATION_FIELDS = ['id', 'itemID', 'partNo', 'wid', 'reference', 'units', 'received', 'stage', 'state', 'due', 'created', 'modified'];
 const STOCK_FIELDS = ['partNo', 'shortID', 'available', 'inStock', 'onOrder', 'onHold', 'committed', 'packed', 'aSN'];
 const ENVELOPE = ['value', 'totalCount', 'page', 'pageSize', 'pageCount', 'hasMore'];
+/** The answer for an expectation id that names none, or one the caller may not see (Caller.sees). */
+const notFound = (id: number | string) => ({ statusCode: 404, error: 'not_found', message: `No expectation ${id}.`, details: null });
 const OUT_OF_SCOPE = { statusCode: 403, error: 'forbidden', message: "Warehouse is outside the client's authorized scope.", details: null };
 const NO_PERMISSION = { statusCode: 403, error: 'forbidden', message: 'Insufficient permissions.', details: null };
 /** An expectation id that no test creates. */
@@ -324,14 +328,14 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
       else expect(res.status).toBe(200);
     });
 
-    it('refuses a client scoped to warehouse 1 everything of warehouse 2 (403 whether or not the warehouse exists), and lists only its own', async () => {
+    it('refuses a client scoped to warehouse 1 everything of warehouse 2 (403 whether or not the warehouse exists; an expectation there is 404, as one that does not exist), and lists only its own', async () => {
       const one = await givenClient(t, { warehouses: [1] });
       const inTwo = await openExpectation(2);
       const inOne = await openExpectation(1);
       expect((await expectUnits(t, one.bearer, { itemID, wid: 2, units: 1, reference: uniqueReference('PO') })).body).toEqual(OUT_OF_SCOPE);
-      expect((await shipExpectation(t, one.bearer, inTwo)).body).toEqual(OUT_OF_SCOPE);
-      expect((await cancelExpectation(t, one.bearer, inTwo)).body).toEqual(OUT_OF_SCOPE);
-      expect((await getExpectation(t, one.bearer, inTwo)).body).toEqual(OUT_OF_SCOPE);
+      expect((await shipExpectation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
+      expect((await cancelExpectation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
+      expect((await getExpectation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
       expect((await receive(t, one.bearer, { itemID, wid: 2, units: 1, expectationId: inTwo })).body).toEqual(OUT_OF_SCOPE);
       for (const wid of [2, 99]) expect((await request(t.http).get(`/api/v1/Inventory/Expectations/${wid}`).set('Authorization', one.bearer)).body).toEqual(OUT_OF_SCOPE);
       expect(await expectationOf(inTwo)).toMatchObject({ state: 'open', stage: 'ordered', received: 0 });

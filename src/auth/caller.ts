@@ -31,6 +31,16 @@ export class Caller {
   }
 
   /**
+   * Whether a warehouse is in the caller's scope. A document (allocation,
+   * expectation) named by its id in a warehouse out of scope is, to this
+   * caller, no document at all: 404, as for an id that names none, so that
+   * ids do not tell what other warehouses hold.
+   */
+  sees(wid: number): boolean {
+    return this.warehouses.includes(wid);
+  }
+
+  /**
    * The one warehouse-scope rule (spec "Permissions and scope per action",
    * rules 1 and 2): every warehouse a request names must be assigned to the
    * caller, whether or not it exists. Undefined entries are skipped.

@@ -51,8 +51,7 @@ export class AllocationsController {
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, PackedResponseDto)
   @ApiFailures({
-    forbidden: `"${FORBIDDEN.scope}" (the allocation's warehouse)`,
-    not_found: 'no such allocation',
+    not_found: "no such allocation, or one of a warehouse outside the caller's scope (the same answer)",
     conflict: `the allocation is done or cancelled (allocation_closed); more than is committed on it and not packed (insufficient_stock); ${WRITE_CONFLICT}`,
   })
   pack(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: PackDto): Promise<PackedResponseDto> {
@@ -66,8 +65,7 @@ export class AllocationsController {
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, AllocationCancelledResponseDto)
   @ApiFailures({
-    forbidden: `"${FORBIDDEN.scope}" (the allocation's warehouse)`,
-    not_found: 'no such allocation',
+    not_found: "no such allocation, or one of a warehouse outside the caller's scope (the same answer)",
     conflict: `the allocation is done or cancelled (allocation_closed); ${WRITE_CONFLICT}`,
   })
   cancel(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<AllocationCancelledResponseDto> {
@@ -98,7 +96,7 @@ export class AllocationsController {
   @RequirePermission(SecurityId.ItemMasterList, 'Extension: one allocation')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, AllocationResponseDto)
-  @ApiFailures({ forbidden: `"${FORBIDDEN.scope}" (the allocation's warehouse)`, not_found: 'no such allocation' })
+  @ApiFailures({ not_found: "no such allocation, or one of a warehouse outside the caller's scope (the same answer)" })
   one(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<AllocationResponseDto> {
     return this.documents.allocation(caller, id);
   }

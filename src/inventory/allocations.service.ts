@@ -132,11 +132,10 @@ export class AllocationsService {
     this.allocations.update(ctx, { ...change.after, modified: now });
   }
 
-  /** The allocation a path names, in the caller's scope: unknown → 404, another warehouse → 403 (DECISIONS "Order of checks"). */
+  /** The allocation a path names, in the caller's scope: unknown, or in a warehouse out of scope → 404 (Caller.sees). */
   private async named(caller: Caller, id: number): Promise<AllocationRow> {
     const found = await this.allocations.find(id);
-    if (!found) throw new DocumentNotFound('allocation', id);
-    caller.assertWarehouses(found.wID);
+    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('allocation', id);
     return found;
   }
 

@@ -125,17 +125,17 @@ export class BatchService {
       }
     }
     if (firstInvalid >= 0) throw new BatchOperationFailed(firstInvalid, new ValidationFailed(details));
-    // 3. Warehouse scope: the warehouses a body names, and those of the documents it names as a path would.
+    // 3. Warehouse scope: the warehouses a body names (a document named as a path would is looked up in 4).
     const fields = bodies as Fields[];
-    const named = await this.named(entries.map(({ op }) => op), fields);
     fields.forEach((dto, i) => {
       try {
-        caller.assertWarehouses(dto.wid, dto.shipToWid, named[i]?.wID);
+        caller.assertWarehouses(dto.wid, dto.shipToWid);
       } catch (error) {
         throw error instanceof DomainError ? new BatchOperationFailed(i, error) : error;
       }
     });
-    // 4. The things named: items, the documents named as a path would (404), and those a body refers to (an Issue's allocation, a Receive's expectation).
+    // 4. The things named: items, the documents named as a path would (404, also in a warehouse out of scope: Caller.sees), and those a body refers to (an Issue's allocation, a Receive's expectation).
+    const named = await this.named(caller, entries.map(({ op }) => op), fields);
     const keys = [...new Set(fields.flatMap((dto) => (dto.itemID === undefined ? [] : [caseKey(dto.itemID)])))];
     const found = await this.items.partNosOf(keys);
     for (const [i, dto] of fields.entries()) {
@@ -172,12 +172,13 @@ export class BatchService {
     return { status: 'completed', results } as BatchResponseDto;
   }
 
-  /** The documents the bodies name as a path would (pack, cancelAllocation, shipExpectation, cancelExpectation), by operation; undefined where none or unknown. */
-  private async named(ops: Operation[], fields: Fields[]): Promise<Array<Named | undefined>> {
+  /** The documents the bodies name as a path would (pack, cancelAllocation, shipExpectation, cancelExpectation), by operation; undefined where none, unknown or in a warehouse out of the caller's scope. */
+  private async named(caller: Caller, ops: Operation[], fields: Fields[]): Promise<Array<Named | undefined>> {
     const ids = (kind: 'allocation' | 'expectation') => fields.flatMap((dto, i) => (ops[i].names !== kind ? [] : [kind === 'allocation' ? dto.allocationId! : dto.expectationId!]));
     const allocations = await this.allocationRows.findMany([...new Set(ids('allocation'))]);
     const expectations = await this.expectationRows.findMany([...new Set(ids('expectation'))]);
-    return fields.map((dto, i) => (ops[i].names === 'allocation' ? allocations.get(dto.allocationId!) : ops[i].names === 'expectation' ? expectations.get(dto.expectationId!) : undefined));
+    const found = fields.map((dto, i) => (ops[i].names === 'allocation' ? allocations.get(dto.allocationId!) : ops[i].names === 'expectation' ? expectations.get(dto.expectationId!) : undefined));
+    return found.map((doc) => (doc && caller.sees(doc.wID) ? doc : undefined));
   }
 
   /** The batch's shape: `operations`, 1 to 250 objects, each with a known `op`. */

@@ -37,15 +37,13 @@ export class DocumentQueries {
 
   async allocation(caller: Caller, rawId: string): Promise<AllocationResponseDto> {
     const found = await this.allocations.find(documentId(rawId, 'allocation'));
-    if (!found) throw new DocumentNotFound('allocation', rawId);
-    caller.assertWarehouses(found.wID);
+    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('allocation', rawId);
     return toAllocationResponse(found, found.shortID);
   }
 
   async expectation(caller: Caller, rawId: string): Promise<ExpectationResponseDto> {
     const found = await this.expectations.find(documentId(rawId, 'expectation'));
-    if (!found) throw new DocumentNotFound('expectation', rawId);
-    caller.assertWarehouses(found.wID);
+    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('expectation', rawId);
     return toExpectationResponse(found, found.shortID);
   }
 }

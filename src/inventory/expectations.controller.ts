@@ -46,8 +46,7 @@ export class ExpectationsController {
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, ExpectationShippedResponseDto)
   @ApiFailures({
-    forbidden: `"${FORBIDDEN.scope}" (the expectation's warehouse)`,
-    not_found: 'no such expectation',
+    not_found: "no such expectation, or one of a warehouse outside the caller's scope (the same answer)",
     conflict: `the expectation is done or cancelled (expectation_closed); ${WRITE_CONFLICT}`,
   })
   ship(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ExpectationShippedResponseDto> {
@@ -61,8 +60,7 @@ export class ExpectationsController {
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, ExpectationCancelledResponseDto)
   @ApiFailures({
-    forbidden: `"${FORBIDDEN.scope}" (the expectation's warehouse)`,
-    not_found: 'no such expectation',
+    not_found: "no such expectation, or one of a warehouse outside the caller's scope (the same answer)",
     conflict: `the expectation is done or cancelled (expectation_closed); ${WRITE_CONFLICT}`,
   })
   cancel(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ExpectationCancelledResponseDto> {
@@ -93,7 +91,7 @@ export class ExpectationsController {
   @RequirePermission(SecurityId.ItemMasterList, 'Extension: one expectation')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, ExpectationResponseDto)
-  @ApiFailures({ forbidden: `"${FORBIDDEN.scope}" (the expectation's warehouse)`, not_found: 'no such expectation' })
+  @ApiFailures({ not_found: "no such expectation, or one of a warehouse outside the caller's scope (the same answer)" })
   one(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ExpectationResponseDto> {
     return this.documents.expectation(caller, id);
   }

@@ -113,11 +113,10 @@ export class ExpectationsService {
     this.expectations.update(ctx, { ...change.after, modified: now });
   }
 
-  /** The expectation a path names, in the caller's scope: unknown → 404, another warehouse → 403. */
+  /** The expectation a path names, in the caller's scope: unknown, or in a warehouse out of scope → 404 (Caller.sees). */
   private async named(caller: Caller, id: number): Promise<ExpectationRow> {
     const found = await this.expectations.find(id);
-    if (!found) throw new DocumentNotFound('expectation', id);
-    caller.assertWarehouses(found.wID);
+    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('expectation', id);
     return found;
   }
 
