@@ -10,9 +10,6 @@ const FEED_FIELDS = ['id', 'seq', 'type', 'occurred', 'data'] as const;
 /** An event as a feed page sends it. */
 export type FeedEvent = Pick<OutboxEvent, (typeof FEED_FIELDS)[number]>;
 
-/** Events read by their seqs in one statement, at most (see `events`). */
-const SEQS_PER_READ = 500;
-
 /** Which events a caller's feed holds: after a seq, of these types (undefined: all), touching these warehouses (item events: all). */
 export interface FeedFilter {
   after: number;
@@ -27,8 +24,9 @@ export interface FeedFilter {
  * row, cost several times the statement). First `sizes`: the seq and the
  * size in bytes of `data` of up to `limit` + 1 events, in seq order, the
  * last only telling whether more follow; then `events`: the rows of the
- * seqs the page takes, so that no more event data is read than the page
- * sends (a page of 1,000 events of 85 KB each would be 85 MB).
+ * seqs the page takes (the same filters over the seqs up to the page's
+ * last), so that no more event data is read than the page sends (a page of
+ * 1,000 events of 85 KB each would be 85 MB).
  */
 @Injectable()
 export class FeedRepository {
@@ -45,13 +43,36 @@ export class FeedRepository {
       let count = 0;
       for (let bytes = 0; count < Math.min(sizes.length, limit) && bytes <= maxBytes; count++) bytes += Number(sizes[count].size);
       if (!count) return { events: [], hasMore: false };
-      const found = await this.events(m, sizes.slice(0, count).map((s) => s.seq));
+      const found = await this.events(m, filter, sizes[count - 1].seq, count);
       return { events: found.map((row) => toEntity(m, OutboxEvent, row, FEED_FIELDS)), hasMore: sizes.length > count };
     });
   }
 
   /** The seq and the size of `data` of up to `limit` events of the filter, in seq order. */
   private sizes(m: EntityManager, filter: FeedFilter, limit: number): Promise<Array<Record<string, unknown>>> {
+    const q = (name: string) => m.connection.driver.escape(name);
+    const { where, params } = this.where(m, filter);
+    return rows(m, `SELECT e.${q('seq')} AS seq, ${byteLength(m, `e.${q('data')}`)} AS size FROM ${q('event')} e WHERE e.${q('seq')} > ?${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, [filter.after, ...params, limit]);
+  }
+
+  /**
+   * The `count` events of the filter from `after` to the seq `last`, in seq
+   * order: the rows `sizes` found, read again with their data. The same rows:
+   * a seq is given once, and seqs become visible in order (EventSequencer),
+   * so no event of that range appears between the two statements. The LIMIT
+   * keeps MariaDB on the seq index, as in `sizes`: without it, a range that
+   * holds most of the table is read by a scan and a sort (the filters are not
+   * in the index), and so was an IN list of the seqs.
+   */
+  private events(m: EntityManager, filter: FeedFilter, last: unknown, count: number): Promise<Array<Record<string, unknown>>> {
+    const q = (name: string) => m.connection.driver.escape(name);
+    const { where, params } = this.where(m, filter);
+    const select = `SELECT ${columnList(m, OutboxEvent, 'e', FEED_FIELDS)} FROM ${q('event')} e WHERE e.${q('seq')} > ? AND e.${q('seq')} <= ?${where} ORDER BY e.${q('seq')} ASC LIMIT ?`;
+    return rows(m, select, [filter.after, last, ...params, count]);
+  }
+
+  /** The filter's conditions beyond the seq (` AND …`), with their parameters. */
+  private where(m: EntityManager, filter: FeedFilter): { where: string; params: unknown[] } {
     const q = (name: string) => m.connection.driver.escape(name);
     const params: unknown[] = [];
     let where = '';
@@ -62,24 +83,6 @@ export class FeedRepository {
     const placeholders = filter.wids.map(() => '?').join(', ');
     where += filter.wids.length ? ` AND (e.${q('wid')} IS NULL OR e.${q('wid')} IN (${placeholders}) OR e.${q('toWid')} IN (${placeholders}))` : ` AND e.${q('wid')} IS NULL`;
     params.push(...filter.wids, ...filter.wids);
-    const size = byteLength(m, `e.${q('data')}`);
-    return rows(m, `SELECT e.${q('seq')} AS seq, ${size} AS size FROM ${q('event')} e WHERE e.${q('seq')} > ?${where} ORDER BY e.${q('seq')} ASC LIMIT ?`, [filter.after, ...params, limit]);
-  }
-
-  /**
-   * The events of these seqs, in seq order. By their seqs: a range of seqs with
-   * the filters again would have MariaDB scan the table when the filters are
-   * sparse. At most SEQS_PER_READ a statement: MariaDB answers an IN list of
-   * 1,000 values from a temporary table.
-   */
-  private async events(m: EntityManager, seqs: unknown[]): Promise<Array<Record<string, unknown>>> {
-    const q = (name: string) => m.connection.driver.escape(name);
-    const found: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < seqs.length; i += SEQS_PER_READ) {
-      const some = seqs.slice(i, i + SEQS_PER_READ);
-      const select = `SELECT ${columnList(m, OutboxEvent, 'e', FEED_FIELDS)} FROM ${q('event')} e WHERE e.${q('seq')} IN (${some.map(() => '?').join(', ')}) ORDER BY e.${q('seq')} ASC`;
-      found.push(...(await rows(m, select, some)));
-    }
-    return found;
+    return { where, params };
   }
 }
