@@ -19,6 +19,7 @@ import { readStoredDecimal, storedTenThousandths, toTenThousandths, withinDecima
  *     GET /lots[?page=&pageSize=]   (c) a page of GET /Inventory: its lots, newest first, as the service sends them;
  *     POST /receive                 (d) POST /Inventory/Receive's transaction.
  *     POST /issue                   (g) POST /Inventory/Issue's transaction, for one lot's part.
+ *     POST /allocate                (h) POST /Inventory/Allocate's transaction.
  *     GET /events?after=&limit=     (f) a page of GET /Events: the caller's events after a seq, in seq order.
  *   stack <port> <url> (e) the floor of this stack for a Receive: a NestJS + Express route, its body
  *                      validated by class-validator (ValidationPipe), running (d)'s statements through a
@@ -200,8 +201,8 @@ async function receive(pool: mysql.Pool, raw: string): Promise<[number, object]>
 }
 
 /** A stock operation's JSON body, its `wid` and `units` checked (units in ten-thousandths as `count`); 400 otherwise. */
-function stockBody(raw: string): { partNo?: unknown; shortID?: unknown; wid: number; units: number; count: bigint } {
-  let body: { partNo?: unknown; shortID?: unknown; wid?: unknown; units?: unknown };
+function stockBody(raw: string): { partNo?: unknown; shortID?: unknown; reference?: unknown; wid: number; units: number; count: bigint } {
+  let body: { partNo?: unknown; shortID?: unknown; reference?: unknown; wid?: unknown; units?: unknown };
   try {
     body = JSON.parse(raw);
   } catch {
@@ -343,6 +344,55 @@ async function issueOnce(conn: Queryable, partNo: number, wid: number, units: nu
   return [200, { status: 'issued', units, lots: [{ recNo, fromRecNo: lot.recNo, units }] }];
 }
 
+/**
+ * (h) POST /Inventory/Allocate's transaction, the statements the service's
+ * AllocationsService.allocate sends, one per step, in its lock order, without
+ * its event (as (d) has none): START TRANSACTION; the item row locked (the
+ * service locks it by partNo, its keys cached; here the lock reads it by its
+ * shortID key, one statement either way); the stock_level row locked, its
+ * figures read; `available` (inStock − onHold − committed − packed) checked
+ * here, exactly; the allocation inserted; `committed` raised on the row;
+ * COMMIT. 409 when fewer units are available (or the row is missing).
+ * Retried on deadlock and lock wait timeout like the service's TransactionRunner.
+ */
+async function allocate(pool: mysql.Pool, raw: string): Promise<[number, object]> {
+  const { shortID, reference, wid, units, count } = stockBody(raw);
+  if (typeof shortID !== 'string') throw new Refused(400, 'shortID is required');
+  if (typeof reference !== 'string' || reference.length < 1 || reference.length > 64) throw new Refused(400, 'reference must be 1 to 64 characters');
+  return retried(pool, (conn) => allocateOnce(conn, caseKey(shortID), wid, units, count, reference));
+}
+
+async function allocateOnce(conn: Queryable, shortIdKey: string, wid: number, units: number, count: bigint, reference: string): Promise<[number, object]> {
+  await conn.query('START TRANSACTION');
+  const [items] = (await conn.query('SELECT partNo, shortID FROM item WHERE shortIdKey = ? FOR UPDATE', [shortIdKey])) as [Array<{ partNo: number; shortID: string }>, unknown];
+  const item = items[0];
+  if (!item) {
+    await conn.query('ROLLBACK');
+    throw new Refused(400, 'no such item');
+  }
+  const [levels] = (await conn.query('SELECT inStock, onHold, committed, packed FROM stock_level WHERE partNo = ? AND wID = ? FOR UPDATE', [item.partNo, wid])) as [
+    Array<{ inStock: string; onHold: string; committed: string; packed: string }>,
+    unknown,
+  ];
+  const level = levels[0];
+  const exact = storedTenThousandths;
+  const available = level ? exact(level.inStock) - exact(level.onHold) - exact(level.committed) - exact(level.packed) : 0n;
+  if (count > available) {
+    await conn.query('ROLLBACK');
+    throw new Refused(409, 'insufficient stock');
+  }
+  const now = new Date();
+  const [inserted] = (await conn.query(
+    "INSERT INTO allocation (partNo, wID, reference, units, packed, shipped, state, expiresAt, created, modified) VALUES (?, ?, ?, ?, 0, 0, 'open', NULL, ?, ?)",
+    [item.partNo, wid, reference, units, now, now],
+  )) as [mysql.ResultSetHeader, unknown];
+  await conn.query('UPDATE stock_level SET committed = committed + ?, modified = ? WHERE partNo = ? AND wID = ?', [units, now, item.partNo, wid]);
+  await conn.query('COMMIT');
+  const at = now.toISOString();
+  const allocation = { id: inserted.insertId, itemID: item.shortID, partNo: item.partNo, wid, reference, units, packed: 0, shipped: 0, state: 'open', expiresAt: null, created: at, modified: at };
+  return [201, { status: 'allocated', allocation }];
+}
+
 class ReceiveBody {
   @IsString()
   shortID: string;
@@ -437,6 +487,9 @@ async function raw(port: number, uri: string): Promise<void> {
         sendJson(res, status, body);
       } else if (req.method === 'POST' && url.pathname === '/issue') {
         const [status, body] = await issue(pool, await readBody(req));
+        sendJson(res, status, body);
+      } else if (req.method === 'POST' && url.pathname === '/allocate') {
+        const [status, body] = await allocate(pool, await readBody(req));
         sendJson(res, status, body);
       } else {
         sendJson(res, 404, {});

@@ -18,12 +18,14 @@ import { seed, type Seeded, seededBefore } from './seed.js';
  * Seeds 20,000 lots first, like `npm run bench -- --lots 20000`.
  *
  * Scenarios: `point` (GET /Item/<partNo>), `receive` (POST /Inventory/Receive),
- * `issue` (POST /Inventory/Issue of 0.0001 on distinct items), `lots` (GET
+ * `issue` (POST /Inventory/Issue of 0.0001 on distinct items), `allocate`
+ * (POST /Inventory/Allocate of 0.0001 on distinct items, each its own
+ * reference), `lots` (GET
  * /Inventory page 1 of 250); a setting's cost: `point-no-metrics`
  * (METRICS_ENABLED=false), `receive-no-events` (EVENTS_ENABLED=false),
  * `receive-no-log` (LOG_LEVEL=warn: no request log line), `receive-bare` (all
  * three off); and the ceilings of the same work from ceilings.ts: `raw-point`
- * (b), `raw-receive` (d), `raw-issue` (g), `raw-lots` (c), `nest` (a), and
+ * (b), `raw-receive` (d), `raw-issue` (g), `raw-allocate` (h), `raw-lots` (c), `nest` (a), and
  * `stack-receive` (e), the stack's floor for a Receive.
  * Needs valgrind (Debian's package `valgrind`).
  */
@@ -57,6 +59,8 @@ function scenarios(s: Seeded): Record<string, Scenario> {
   const service = [...prodNodeFlags(), 'dist/src/main.js'];
   const raw = ['dist/bench/ceilings.js', 'raw', String(PORT), DB_URL];
   const pointRead: Send = (k) => ({ path: `/api/v1/Item/${partNo(k)}` });
+  // Distinct from the references of a run before on the same database (--no-seed).
+  const runTag = Date.now().toString(36);
   const receive: Send = (k) => ({ path: '/api/v1/Inventory/Receive', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 1, wid: 1 + (k % 3), reasonCode: 1 }) });
   return {
     point: { what: 'GET /Item/<partNo>', argv: service, auth: true, send: pointRead },
@@ -77,6 +81,16 @@ function scenarios(s: Seeded): Record<string, Scenario> {
       auth: true,
       send: (k) => ({ path: '/api/v1/Inventory/Issue', method: 'POST', body: JSON.stringify({ itemID: shortIdOf(partNo(k)), units: 0.0001, wid: 1 + (k % 3), reasonCode: 2 }) }),
     },
+    allocate: {
+      what: 'POST /Inventory/Allocate, distinct items',
+      argv: service,
+      auth: true,
+      send: (k) => ({
+        path: '/api/v1/Inventory/Allocate',
+        method: 'POST',
+        body: JSON.stringify({ itemID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 0.0001, reference: `BENCH-${runTag}-${k}` }),
+      }),
+    },
     lots: { what: 'GET /Inventory page 1 (250)', argv: service, auth: true, send: () => ({ path: '/api/v1/Inventory?page=1&pageSize=250' }) },
     'raw-point': { what: "ceiling (b): node:http + mysql2, GET /Item/<partNo>'s point query", argv: raw, auth: false, send: (k) => ({ path: `/item/${partNo(k)}` }) },
     'raw-issue': {
@@ -84,6 +98,12 @@ function scenarios(s: Seeded): Record<string, Scenario> {
       argv: raw,
       auth: false,
       send: (k) => ({ path: '/issue', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 0.0001 }) }),
+    },
+    'raw-allocate': {
+      what: "ceiling (h): node:http + mysql2, Allocate's transaction",
+      argv: raw,
+      auth: false,
+      send: (k) => ({ path: '/allocate', method: 'POST', body: JSON.stringify({ shortID: shortIdOf(partNo(k)), wid: 1 + (k % 3), units: 0.0001, reference: `RAW-${runTag}-${k}` }) }),
     },
     'raw-receive': {
       what: "ceiling (d): node:http + mysql2, Receive's transaction",

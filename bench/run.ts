@@ -5,11 +5,12 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { appendResults, commitLabel, getToken, memoryMb, post, prodNodeFlags, runMain, shortIdOf, start, stopAndCheckLedger, stopProcess, waitHealthy, waitQuiet } from './harness.js';
-import { fillListCounters, seed, type Seeded, seededBefore } from './seed.js';
+import { defaultAllocations, fillListCounters, seed, type Seeded, seededBefore } from './seed.js';
 
 /**
- * npm run bench [-- --lots 1000000] [-- --quick] [-- --warmup 2] [-- --warmup-max 20]: seeds
- * MariaDB, starts the built service in production mode with the bench client's
+ * npm run bench [-- --lots 1000000] [-- --allocations 100000] [-- --quick] [-- --warmup 2] [-- --warmup-max 20]: seeds
+ * MariaDB (with `--allocations` open allocations, by default one for every ten
+ * lots: seed.ts, seedAllocations), starts the built service in production mode with the bench client's
  * rate limit lifted, drives it over loopback with autocannon (after a warm-up
  * of the same requests, not measured: `--warmup` seconds, then longer while
  * it still speeds up, at most `--warmup-max` seconds; see `warmUp`) and
@@ -20,6 +21,7 @@ import { fillListCounters, seed, type Seeded, seededBefore } from './seed.js';
 const { values: args } = parseArgs({
   options: {
     lots: { type: 'string' },
+    allocations: { type: 'string' },
     quick: { type: 'boolean', default: false },
     seconds: { type: 'string' },
     warmup: { type: 'string', default: '2' },
@@ -32,6 +34,8 @@ const { values: args } = parseArgs({
 const QUICK = args.quick === true;
 const LOTS = Number(args.lots ?? (QUICK ? 10_000 : 1_000_000));
 if (!Number.isInteger(LOTS) || LOTS < 1) throw new Error('--lots must be a positive integer');
+const ALLOCATIONS = Number(args.allocations ?? defaultAllocations(LOTS));
+if (!Number.isInteger(ALLOCATIONS) || ALLOCATIONS < 0) throw new Error('--allocations must be a whole number, 0 or more');
 const SECONDS = Number(args.seconds ?? (QUICK ? 4 : 15));
 const CONNECTIONS = Number(args.connections);
 const WARMUP = Number(args.warmup);
@@ -65,7 +69,7 @@ interface Row {
 
 /** Which ceiling a scenario is compared with: one of them, or a blend of several weighted by the scenario's mix. */
 type CeilingRef = { key: CeilingKey; near?: boolean } | { blend: Array<[weight: number, key: CeilingKey, near?: boolean]> };
-type CeilingKey = 'b' | 'c1' | 'c25' | 'cN' | 'd' | 'g';
+type CeilingKey = 'b' | 'c1' | 'c25' | 'cN' | 'd' | 'g' | 'h';
 
 /** The whole run, with MariaDB's buffer pool sized for it (`fitBufferPool`) and set back after, whatever happens. */
 async function main(): Promise<void> {
@@ -87,6 +91,8 @@ async function main(): Promise<void> {
  * About what a lot costs InnoDB with its share of the ledger, stock-level and
  * item rows and of their indexes: 1,000,000 seeded lots took 0.80 GB of data
  * and indexes (lot 0.50, ledger_entry 0.20, item 0.06, stock_level 0.05).
+ * Seeded allocations are left to POOL_HEADROOM: 5,000 took 1.4 MB, so the
+ * 100,000 of a 1,000,000-lot run take some 30 MB.
  */
 const POOL_BYTES_PER_LOT = 1024;
 const POOL_HEADROOM = 256 * 2 ** 20;
@@ -133,17 +139,23 @@ async function run(): Promise<void> {
   log(`scale: ${LOTS} lots; ${SECONDS} s a scenario at ${CONNECTIONS} connections`);
   const seeded: Seeded = args['no-seed']
     ? seededBefore(LOTS)
-    : await seed(DB_URL, LOTS, log);
+    : await seed(DB_URL, LOTS, log, { allocations: ALLOCATIONS });
 
   const lastItemPage = Math.max(1, Math.ceil(seeded.items / 250));
   const lotPage = Math.min(4000, Math.max(1, Math.ceil(LOTS / 250)));
-  if (args['no-seed']) await fillListCounters(DB_URL);
+  if (args['no-seed']) {
+    await fillListCounters(DB_URL);
+    seeded.allocations = await openAllocations();
+  }
 
   const nest = await start(['dist/bench/ceilings.js', 'nest', String(PORTS.nest)], /ready/);
   const nestCeiling = await drive('ceiling (a): bare NestJS route, constant body', PORTS.nest, () => ({ path: `/item/${randomPartNo(seeded)}` }));
   nest.kill('SIGTERM');
   const raw = await start(['dist/bench/ceilings.js', 'raw', String(PORTS.raw), DB_URL], /ready/);
   let rawReceiveSeq = 0;
+  let rawAllocateSeq = 0;
+  // References of this run's allocations: distinct, and from those of a run before on the same database (--no-seed).
+  const runTag = Date.now().toString(36);
   const rawWork: Record<CeilingKey, [string, () => Record<string, unknown>]> = {
     b: ['ceiling (b): node:http + mysql2, point query of GET /Item/<partNo>', () => ({ path: `/item/${randomPartNo(seeded)}` })],
     c1: ['ceiling (c): node:http + mysql2, lot page 1 (250)', () => ({ path: '/lots?page=1&pageSize=250' })],
@@ -153,6 +165,11 @@ async function run(): Promise<void> {
     d: ['ceiling (d): node:http + mysql2, Receive transaction', () => post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (rawReceiveSeq++ % 3), units: 1 })],
     // Not a target's ceiling: what Issue's own transaction costs the database, beside (d).
     g: ['ceiling (g): node:http + mysql2, Issue transaction', () => post('/issue', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + Math.floor(Math.random() * 3), units: 0.0001 })],
+    // Not a target's ceiling either: what Allocate's own transaction costs the database, beside (d).
+    h: [
+      'ceiling (h): node:http + mysql2, Allocate transaction',
+      () => post('/allocate', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + Math.floor(Math.random() * 3), units: 0.0001, reference: `RAW-${runTag}-${++rawAllocateSeq}` }),
+    ],
   };
   const driveRaw = (key: CeilingKey, label = rawWork[key][0]) => drive(label, PORTS.raw, rawWork[key][1]);
   const raws = {} as Record<CeilingKey, Row>;
@@ -180,6 +197,7 @@ async function run(): Promise<void> {
   const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let receiveSeq = 0;
+  let allocateSeq = 0;
   // The next link of the page before the deep one: its cursor seeks the deep page (keyset), as a client walking by next gets it.
   const before = await fetch(`http://127.0.0.1:${PORTS.service}/api/v1/Inventory?page=${Math.max(lotPage - 1, 1)}&pageSize=250`, { headers: auth });
   const deepByCursor = /<([^>]+)>; rel="next"/.exec(before.headers.get('link') ?? '')?.[1] ?? `/api/v1/Inventory?page=${lotPage}&pageSize=250`;
@@ -197,8 +215,23 @@ async function run(): Promise<void> {
     [`GET /Inventory page ${lotPage} (250) by cursor`, near('c1'), () => ({ path: deepByCursor })],
     ['GET /Inventory/StockLevels page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels' })],
     ['GET /Inventory/StockLevels/1 page 1', near('c25'), () => ({ path: '/api/v1/Inventory/StockLevels/1' })],
+    ['GET /Inventory/Allocations page 1', near('c25'), () => ({ path: '/api/v1/Inventory/Allocations' })],
     ['GET /Inventory/Transactions page 1', near('c25'), () => ({ path: '/api/v1/Inventory/Transactions' })],
     ['POST /Inventory/Receive', same('d'), () => post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (receiveSeq++ % 3), reasonCode: 1 })],
+    [
+      // 0.0001 of a random item's available units, so that it never runs short; each its own order line.
+      'POST /Inventory/Allocate, distinct items',
+      near('d'),
+      () =>
+        post('/api/v1/Inventory/Allocate', {
+          itemID: shortIdOf(randomPartNo(seeded)),
+          wid: 1 + Math.floor(Math.random() * 3),
+          units: 0.0001,
+          reference: `BENCH-${runTag}-${++allocateSeq}`,
+        }),
+      // How far the database's own work for an Allocate is from (d)'s.
+      { key: 'h', as: 'the raw Allocate (h)' },
+    ],
     [
       'POST /Inventory/Issue, distinct items',
       near('d'),
@@ -235,6 +268,16 @@ async function run(): Promise<void> {
     if (after) {
       const then = await driveRaw(after.key, `${rawWork[after.key][0]}, just after ${name}`);
       rows.push({ ...row, scenario: `${name}, against ${after.as}`, ceiling: `(${after.key}) just after: ${then.rps.toFixed(0)} req/s`, vsCeiling: row.rps / then.rps });
+    }
+    if (name === 'POST /Inventory/Allocate, distinct items') {
+      // The target: an Allocate costs no more than a Receive. The Receive row just before, and its own ratio to (d).
+      const receive = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
+      rows.push({
+        ...row,
+        scenario: `${name}, against the Receive of this run`,
+        ceiling: `Receive of this run: ${receive.rps.toFixed(0)} req/s, ${receive.vsCeiling!.toFixed(2)} × (d)`,
+        vsCeiling: row.rps / receive.rps,
+      });
     }
   }
   // Issues of one item with 200 in flight at once, as the target words it (the row above has --connections):
@@ -540,7 +583,7 @@ async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise
  * weighted harmonic mean (the time per request adds up, not the rates).
  */
 function ceilingOf(ref: CeilingRef, raws: Record<CeilingKey, Row>, lotPage: number, paired: Row | null = null): { label: string; rps: number } {
-  const names: Record<CeilingKey, string> = { b: '(b)', c1: '(c) page 1 (250)', c25: '(c) page 1 (25)', cN: `(c) page ${lotPage} (250)`, d: '(d)', g: '(g)' };
+  const names: Record<CeilingKey, string> = { b: '(b)', c1: '(c) page 1 (250)', c25: '(c) page 1 (25)', cN: `(c) page ${lotPage} (250)`, d: '(d)', g: '(g)', h: '(h)' };
   const name = (key: CeilingKey) => names[key];
   if ('key' in ref && paired) return { label: `${ref.near ? '≈ ' : ''}${name(ref.key)} just before: ${paired.rps.toFixed(0)} req/s`, rps: paired.rps };
   if ('key' in ref) return { label: `${ref.near ? '≈ ' : ''}${name(ref.key)}`, rps: raws[ref.key].rps };
@@ -562,6 +605,14 @@ async function withDb<T>(work: (db: mysql.Connection) => Promise<T>, uri = DB_UR
   } finally {
     await db.end();
   }
+}
+
+/** The open allocations on a database seeded before (`--no-seed`): those left by the seed and by the runs since. */
+function openAllocations(): Promise<number> {
+  return withDb(async (db) => {
+    const [[row]] = (await db.query("SELECT COUNT(*) AS n FROM allocation WHERE state = 'open'")) as [Array<{ n: number | string }>, unknown];
+    return Number(row.n);
+  });
 }
 
 /** Whether ceiling (d) kept the service's lot counters exact: list_count's sums per warehouse against COUNT(*) of the lots. */
@@ -677,11 +728,15 @@ function render(
   const commit = commitLabel();
   const cpu = cpus();
   const seeding = extra.seeded.seedMs === undefined ? 'not seeded by this run' : `${(extra.seeded.seedMs / 1000).toFixed(0)} s`;
+  const allocations =
+    extra.seeded.seedMs === undefined
+      ? `${extra.seeded.allocations.toLocaleString('en')} open allocations at the start (not seeded by this run)`
+      : `${extra.seeded.allocations.toLocaleString('en')} open allocations seeded (one unit each, each on a stock row of its own, committed raised to match)`;
   const lines = [
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
     '',
     `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after ${warmUpText()}.`,
-    `${bufferPoolText()} Seeding: ${seeding}. Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
+    `${bufferPoolText()} Seeding: ${seeding}; ${allocations}, there for every scenario (the StockLevels and Allocations pages included). Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [
       'Ceilings, measured in this run: (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:',
@@ -689,11 +744,12 @@ function render(
       `the rows joined to item and warehouse, total from a maintained counter (page 1 of 250 and of 25, page ${extra.lotPage} of 250); (d) Receive's transaction.`,
       '"× ceiling" is the req/s over that of the ceiling named beside it, driven again just before the scenario (the table of ceilings',
       'above is their first reading): the same work, or the nearest where marked ≈ (item and stock',
-      "pages against a lot page of their size, Issue against Receive's transaction); the mixed scenario's is its parts' ceilings in its",
+      "pages, the Allocations page included, against a lot page of their size, Issue and Allocate against Receive's transaction); the mixed scenario's is its parts' ceilings in its",
       'proportions. "× (a)" is over the bare NestJS route. (e) is the floor of this stack for a Receive: (d)\'s statements through a TypeORM',
       'query runner behind a NestJS route whose body class-validator checks, without auth, idempotency, events or metrics. (f) a page of',
       "1,000 events as GET /Events reads it. (g) Issue's transaction for a part of one lot, as (d)'s statements are Receive's (no target:",
-      "it tells the database's own cost of an Issue). Metrics and events: four pairs of new services, the setting on against off, alternating",
+      "it tells the database's own cost of an Issue); (h) Allocate's transaction, the same way (no target either). Allocate is also compared",
+      "with the Receive of this run, its target being a ratio to (d) no lower than Receive's. Metrics and events: four pairs of new services, the setting on against off, alternating",
       '(× ceiling: on over off, the means of eight rounds each). Webhook delivery lag: p50/p99 are the lag from the change to the receiver, req/s the deliveries a second.',
     ].join('\n'),
     '',

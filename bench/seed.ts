@@ -17,6 +17,8 @@ export interface Seeded {
   clientSecret: string;
   /** An item with a deep stock in warehouse 1, for the contended-issue scenario. */
   hotItem: string;
+  /** Open allocations the seed made (seedAllocations); 0 from `seededBefore`, which cannot know. */
+  allocations: number;
   /** Wall time of seeding, from dropping the database to the last ANALYZE. */
   seedMs?: number;
 }
@@ -36,16 +38,23 @@ export function seededBefore(lots: number): Seeded {
     clientId: 'c_bench',
     clientSecret: 'bench-secret-not-for-production-000000000',
     hotItem: 'BENCH-0000001',
+    allocations: 0,
   };
+}
+
+/** What `npm run bench` seeds unless told (`--allocations`): one open allocation for every ten lots (100,000 at 1,000,000 lots, 2,000 at 20,000). */
+export function defaultAllocations(lots: number): number {
+  return Math.floor(lots / 10);
 }
 
 /**
  * A fresh MariaDB database at the given scale: 3 warehouses, lots/10 items,
  * each item's lots spread over the warehouses, a quarter of them archived
  * (issued), and the stock_level and ledger rows that make the stock invariant
- * hold, as if every lot had come in by Receive and gone out by Issue.
+ * hold, as if every lot had come in by Receive and gone out by Issue; then
+ * `options.allocations` open allocations (default none: seedAllocations).
  */
-export async function seed(url: string, lots: number, log: (m: string) => void): Promise<Seeded> {
+export async function seed(url: string, lots: number, log: (m: string) => void, options: { allocations?: number } = {}): Promise<Seeded> {
   const t0 = Date.now();
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
@@ -127,11 +136,53 @@ export async function seed(url: string, lots: number, log: (m: string) => void):
   await db.query('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
   // The service's list counters, recomputed from the rows written around it.
   for (const statement of new ListCountersRepository().fillStatements('mysql')) await db.query(statement);
-  await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, list_count, ledger_entry');
+  const allocations = options.allocations ?? 0;
+  if (allocations > 0) await seedAllocations(db, allocations, now, log);
+  await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, list_count, ledger_entry, allocation');
   log(`seeded ledger and stock levels; ${Date.now() - started} ms in all`);
   await settle(db, log);
   await db.end();
-  return { ...seeded, seedMs: Date.now() - t0 };
+  return { ...seeded, allocations, seedMs: Date.now() - t0 };
+}
+
+/**
+ * `count` open allocations of one unit each, as if each had been made by
+ * POST /Inventory/Allocate (without its event, as the seeded lots have none):
+ * each on its own stock_level row with at least one unit available, spread
+ * evenly over the rows in (partNo, wID) order, the k-th of every stride of
+ * rows taking warehouse k mod stride within it (with 3 rows an item and
+ * 1 allocation for every 10 lots: every item once, warehouses 1, 2, 3 in
+ * turn); reference `SO-<k>`, no expiry. Then each row's `committed` is set
+ * to what its open allocations leave (units − shipped − packed), as an
+ * Allocate raises it, and its `modified` to theirs. An Allocate writes only
+ * the allocation row, its stock_level row and its event: allocations have
+ * no list counter (a page counts them) and make no stock_level row, so
+ * list_count and stock_count stay as they are and `ledger:check` holds.
+ * More allocations than such rows: an error (one unit on each is what the
+ * other scenarios leave room for).
+ */
+async function seedAllocations(db: mysql.Connection, count: number, now: Date, log: (m: string) => void): Promise<void> {
+  const started = Date.now();
+  const [rows] = (await db.query('SELECT partNo, wID FROM stock_level WHERE inStock - onHold - committed - packed >= 1 ORDER BY partNo, wID')) as [
+    Array<{ partNo: number; wID: number }>,
+    unknown,
+  ];
+  if (count > rows.length) throw new Error(`--allocations ${count}: only ${rows.length} stock rows have a unit available for an allocation of their own`);
+  const stride = Math.floor(rows.length / count);
+  for (let from = 0; from < count; from += CHUNK) {
+    const values = [];
+    for (let k = from; k < Math.min(count, from + CHUNK); k++) {
+      // floor(k·rows/count) + (k mod stride) stays below floor((k+1)·rows/count): every allocation has its own row.
+      const row = rows[Math.floor((k * rows.length) / count) + (k % stride)];
+      values.push([row.partNo, row.wID, `SO-${k + 1}`, 1, 0, 0, 'open', null, now, now]);
+    }
+    await db.query('INSERT INTO allocation (partNo, wID, reference, units, packed, shipped, state, expiresAt, created, modified) VALUES ?', [values]);
+  }
+  await db.query(
+    'UPDATE stock_level s JOIN (SELECT partNo, wID, SUM(units - shipped - packed) AS committed, MAX(modified) AS modified FROM allocation' +
+      " WHERE state = 'open' GROUP BY partNo, wID) a ON a.partNo = s.partNo AND a.wID = s.wID SET s.committed = a.committed, s.modified = GREATEST(s.modified, a.modified)",
+  );
+  log(`seeded ${count} open allocations in ${Date.now() - started} ms`);
 }
 
 /**
