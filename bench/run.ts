@@ -148,10 +148,10 @@ async function run(): Promise<void> {
     seeded.allocations = await openAllocations();
   }
 
-  const nest = await start(['dist/bench/ceilings.js', 'nest', String(PORTS.nest)], /ready/);
+  const nest = await startCeiling('nest', PORTS.nest);
   const nestCeiling = await drive('ceiling (a): bare NestJS route, constant body', PORTS.nest, () => ({ path: `/item/${randomPartNo(seeded)}` }));
   nest.kill('SIGTERM');
-  const raw = await start(['dist/bench/ceilings.js', 'raw', String(PORTS.raw), DB_URL], /ready/);
+  const raw = await startCeiling('raw', PORTS.raw);
   let rawReceiveSeq = 0;
   let rawAllocateSeq = 0;
   // References of this run's allocations: distinct, and from those of a run before on the same database (--no-seed).
@@ -174,7 +174,7 @@ async function run(): Promise<void> {
   const driveRaw = (key: CeilingKey, label = rawWork[key][0]) => drive(label, PORTS.raw, rawWork[key][1]);
   const raws = {} as Record<CeilingKey, Row>;
   for (const key of Object.keys(rawWork) as CeilingKey[]) raws[key] = await driveRaw(key);
-  const stack = await start(['dist/bench/ceilings.js', 'stack', String(PORTS.stack), DB_URL], /ready/);
+  const stack = await startCeiling('stack', PORTS.stack);
   let stackReceiveSeq = 0;
   const stackReceive = await drive('ceiling (e): NestJS + class-validator + TypeORM, Receive transaction', PORTS.stack, () =>
     post('/receive', { shortID: shortIdOf(randomPartNo(seeded)), wid: 1 + (stackReceiveSeq++ % 3), units: 1 }), { 'content-type': 'application/json' },
@@ -561,9 +561,34 @@ async function deliveryLag(seeded: Seeded, auth: Record<string, string>): Promis
   }
 }
 
-/** GET /Events, pages of 1,000 from the start, against the raw feed page (f) driven just before it (target: ≥ 0.6). */
+/**
+ * A ceiling's process (ceilings.ts), with the Node flags the service runs
+ * with in production (`start:prod`: its heap's limits): the same work under
+ * the same memory budget. `defaultHeap` leaves Node's own limits, for the
+ * one reading that shows what the budget costs (the feed page).
+ */
+function startCeiling(kind: 'nest' | 'raw' | 'stack', port: number, defaultHeap = false): Promise<ChildProcess> {
+  return start([...(defaultHeap ? [] : prodNodeFlags()), 'dist/bench/ceilings.js', kind, String(port), ...(kind === 'nest' ? [] : [DB_URL])], /ready/);
+}
+
+/**
+ * GET /Events, pages of 1,000 from the start, against the raw feed page (f)
+ * driven just before it (target: ≥ 0.6). (f) runs under the service's heap
+ * limits like every ceiling; it is also driven once with Node's default
+ * limits (no target), with the peak RSS that took: a page of 1,000 events
+ * is 500 KB and more, and 32 of them at once is where the heap's budget
+ * (the service's RSS ≤ 250 MB) shows.
+ */
 async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
-  const raw = await start(['dist/bench/ceilings.js', 'raw', String(PORTS.raw), DB_URL], /ready/);
+  const unbounded = await startCeiling('raw', PORTS.raw, true);
+  let free: Row;
+  try {
+    free = await drive('ceiling (f) with Node\'s default heap limits', PORTS.raw, () => ({ path: '/events?after=0&limit=1000' }));
+    free.scenario += ` (peak RSS ${memoryMb(unbounded, 'VmHWM')} MB)`;
+  } finally {
+    await stopProcess(unbounded);
+  }
+  const raw = await startCeiling('raw', PORTS.raw);
   let ceiling: Row;
   try {
     ceiling = await drive('ceiling (f): node:http + mysql2, feed page of 1,000 events', PORTS.raw, () => ({ path: '/events?after=0&limit=1000' }));
@@ -572,6 +597,7 @@ async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise
   }
   const row = await drive('GET /Events, 1,000 events', PORTS.service, () => ({ path: '/api/v1/Events?after=0&limit=1000' }), auth);
   return [
+    Object.assign(free, { vsCeiling: NaN, vsNest: NaN }),
     Object.assign(ceiling, { vsCeiling: NaN, vsNest: NaN }),
     Object.assign(row, { ceiling: '(f)', vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps }),
   ];
@@ -739,7 +765,7 @@ function render(
     `${bufferPoolText()} Seeding: ${seeding}; ${allocations}, there for every scenario (the StockLevels and Allocations pages included). Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [
-      'Ceilings, measured in this run: (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:',
+      "Ceilings, measured in this run, each under the service's production heap limits (`start:prod`'s Node flags): (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:",
       "(b) GET /Item/<partNo>'s point query; (c) a lot page as GET /Inventory sends it, newest first, keys from the covering index then",
       `the rows joined to item and warehouse, total from a maintained counter (page 1 of 250 and of 25, page ${extra.lotPage} of 250); (d) Receive's transaction.`,
       '"× ceiling" is the req/s over that of the ceiling named beside it, driven again just before the scenario (the table of ceilings',
