@@ -438,7 +438,7 @@ function stackModule(dataSource: DataSource) {
 
 async function stack(port: number, url: string): Promise<void> {
   // The service's session settings per pooled connection (READ COMMITTED included), from the first: src/database/session.ts.
-  const dataSource = new DataSource({ type: 'mysql', driver: mysqlDriver, url, poolSize: 10, timezone: 'Z', extra: { connectionLimit: 10 } });
+  const dataSource = new DataSource({ type: 'mysql', driver: mysqlDriver(), url, poolSize: 10, timezone: 'Z', extra: { connectionLimit: 10 } });
   await dataSource.initialize();
   const app = await NestFactory.create(stackModule(dataSource), { logger: false });
   app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));

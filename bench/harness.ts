@@ -4,7 +4,8 @@ import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
-import { checkLedger, type LedgerReport } from '../src/inventory/ledger-check.js';
+import type { LedgerReport } from '../src/inventory/ledger-check.js';
+import { checkLedger } from '../src/inventory/ledger-check.module.js';
 
 /** What `npm run bench` and `npm run soak` share: starting processes, tokens, memory readings. */
 

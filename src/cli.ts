@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { DataSource } from 'typeorm';
 import { AdminModule } from './auth/admin.module.js';
 import { AdminInputError, AdminService } from './auth/admin.service.js';
 import { ItemsService } from './catalog/items.service.js';
@@ -14,7 +13,8 @@ import { DomainError } from './errors.js';
 import { EventsModule } from './events/events.module.js';
 import { WebhookInputError } from './events/webhook-target.js';
 import { WebhookService } from './events/webhooks.service.js';
-import { checkLedger } from './inventory/ledger-check.js';
+import { LedgerCheck } from './inventory/ledger-check.js';
+import { LedgerCheckModule } from './inventory/ledger-check.module.js';
 import { runtimeProblem } from './database/sqlite-driver.js';
 
 /**
@@ -28,7 +28,7 @@ import { runtimeProblem } from './database/sqlite-driver.js';
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database, { migrate: config.migrationsAtStart }), AdminModule, CatalogModule, EventsModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config.database, { migrate: config.migrationsAtStart }), AdminModule, CatalogModule, EventsModule, LedgerCheckModule] };
   }
 }
 
@@ -37,7 +37,7 @@ interface Services {
   admin: AdminService;
   items: ItemsService;
   webhooks: WebhookService;
-  dataSource: DataSource;
+  ledger: LedgerCheck;
 }
 const str = { type: 'string' } as const;
 
@@ -90,7 +90,7 @@ const COMMANDS: Record<string, Command> = {
   'webhook:delete': { usage: '--id N', flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.delete(String(v.id)) },
   'webhook:deliveries': { usage: '--id N', flags: { id: str }, required: ['id'], run: ({ webhooks }, v) => webhooks.deliveries(String(v.id)) },
   // The stock invariant on DATABASE_URL (see ledger-check.ts); exit 1 on any mismatch.
-  'ledger:check': { usage: '', flags: {}, required: [], run: ({ dataSource }) => checkLedger(dataSource), status: (report) => ((report as { ok: boolean }).ok ? 0 : 1) },
+  'ledger:check': { usage: '', flags: {}, required: [], run: ({ ledger }) => ledger.run(), status: (report) => ((report as { ok: boolean }).ok ? 0 : 1) },
 };
 
 const PREFIX = 'npm run --silent cli --';
@@ -141,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
-    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService), webhooks: app.get(WebhookService), dataSource: app.get(DataSource) }, values);
+    const result = await command.run({ admin: app.get(AdminService), items: app.get(ItemsService), webhooks: app.get(WebhookService), ledger: app.get(LedgerCheck) }, values);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return command.status?.(result) ?? 0;
   } finally {

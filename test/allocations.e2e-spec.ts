@@ -68,8 +68,22 @@
  *     from it (it is not a plain Issue), and a Receive brings `available` back up.
  */
 import request from 'supertest';
-import { ALL_SECURITY_IDS, SecurityId } from '../src/auth/security-id.js';
+import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+import {
+  type DocumentCase,
+  type DocumentRoute,
+  expectReplayed,
+  itChecksEachRoutesAccess,
+  itListsDocuments,
+  itRefusesAnotherWarehouse,
+  KEY_REUSED,
+  NO_PERMISSION,
+  notFound,
+  OUT_OF_SCOPE,
+  type Running,
+  validationFields,
+} from './support/document-specs.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
 import {
@@ -90,15 +104,10 @@ import {
 } from './support/documents.js';
 import { eventsAfter, lastSeq } from './support/events.js';
 import { batch, count, expectLedgerConsistent, givenStock, hold, issue, move, receive, stockOf } from './support/inventory.js';
-import { cursorOf, follow, getPage, withParams } from './support/pages.js';
+import { getPage } from './support/pages.js';
 
 const ALLOCATION_FIELDS = ['id', 'itemID', 'partNo', 'wid', 'reference', 'units', 'packed', 'shipped', 'state', 'expiresAt', 'created', 'modified'];
 const STOCK_FIELDS = ['partNo', 'shortID', 'available', 'inStock', 'onOrder', 'onHold', 'committed', 'packed', 'aSN'];
-const ENVELOPE = ['value', 'totalCount', 'page', 'pageSize', 'pageCount', 'hasMore'];
-/** The answer for an allocation id that names none, or one the caller may not see (Caller.sees). */
-const notFound = (id: number | string) => ({ statusCode: 404, error: 'not_found', message: `No allocation ${id}.`, details: null });
-const OUT_OF_SCOPE = { statusCode: 403, error: 'forbidden', message: "Warehouse is outside the client's authorized scope.", details: null };
-const NO_PERMISSION = { statusCode: 403, error: 'forbidden', message: 'Insufficient permissions.', details: null };
 /** An allocation id that no test creates. */
 const NO_SUCH_ID = 999_999_999;
 
@@ -131,7 +140,13 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
     details: { reason: 'insufficient_stock', itemID, wid, requested, available },
   });
   const closed = (allocationId: Doc['id'], state: string) => ({ reason: 'allocation_closed', allocationId, state });
-  const validationFields = (res: request.Response) => ({ status: res.status, error: res.body.error, fields: Object.keys(res.body.details ?? {}) });
+  const running: Running = () => ({ t, admin });
+  /** Allocations, for the checks shared with expectations (support/document-specs.ts). */
+  const ALLOCATIONS: DocumentCase = {
+    kind: 'Allocation',
+    fields: ALLOCATION_FIELDS,
+    given: (itemID, units, wid = 1, more = {}) => givenAllocation(t, admin.bearer, { itemID, units, wid, ...more }),
+  };
 
   describe('Allocate', () => {
     it('allocates available units: 201 {status, allocation} with every field; committed rises and available falls in StockLevels', async () => {
@@ -230,7 +245,7 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
     });
     const openAllocation = async (wid = 1) => (await givenAllocation(t, admin.bearer, { itemID, units: 1, wid })).id;
     /** Every allocation route, the SecurityID it needs and a valid request (made fresh each time, on an open allocation). */
-    const ROUTES: Array<{ name: string; permission: SecurityId; write: boolean; send: (bearer: string) => Promise<request.Response> }> = [
+    const ROUTES: DocumentRoute[] = [
       { name: 'POST /Inventory/Allocate', permission: SecurityId.NegativeAdjustment, write: true, send: (b) => allocate(t, b, { itemID, units: 1, reference: uniqueReference() }) },
       { name: 'POST /Inventory/Allocations/{id}/Pack', permission: SecurityId.LocateMoveUnits, write: true, send: async (b) => pack(t, b, await openAllocation(), { units: 1 }) },
       { name: 'POST /Inventory/Allocations/{id}/Cancel', permission: SecurityId.NegativeAdjustment, write: true, send: async (b) => cancelAllocation(t, b, await openAllocation()) },
@@ -239,38 +254,22 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
       { name: 'GET /Inventory/Allocation/{id}', permission: SecurityId.ItemMasterList, write: false, send: async (b) => getAllocation(t, b, await openAllocation()) },
     ];
 
-    it.each(ROUTES)('$name: 403 "Insufficient permissions." without its SecurityID, success with only it', async ({ permission, send }) => {
-      const without = await givenClient(t, { permissions: ALL_SECURITY_IDS.filter((p) => p !== permission), warehouses: [1, 2] });
-      expect((await send(without.bearer)).body).toEqual(NO_PERMISSION);
-      const only = await givenClient(t, { permissions: [permission], warehouses: [1, 2] });
-      const allowed = await send(only.bearer);
-      expect(allowed.status < 300 ? 'allowed' : `${allowed.status} ${allowed.text}`).toBe('allowed');
-    });
+    itChecksEachRoutesAccess(ROUTES, running);
 
-    it.each(ROUTES)('$name: a read-only account may read but not write', async ({ write, send }) => {
-      const readOnly = await givenClient(t, { readOnly: true, warehouses: [1, 2] });
-      const res = await send(readOnly.bearer);
-      if (write) expect(res.body).toEqual({ statusCode: 403, error: 'forbidden', message: 'Account is read-only.', details: null });
-      else expect(res.status).toBe(200);
-    });
-
-    it('refuses a client scoped to warehouse 1 everything of warehouse 2 (403 whether or not the warehouse exists; an allocation there is 404, as one that does not exist), and lists only its own', async () => {
-      const one = await givenClient(t, { warehouses: [1] });
-      const inTwo = await openAllocation(2);
-      const inOne = await openAllocation(1);
-      const before = await levelOf(itemID, 2);
-      expect((await allocate(t, one.bearer, { itemID, wid: 2, units: 1, reference: uniqueReference() })).body).toEqual(OUT_OF_SCOPE);
-      expect((await pack(t, one.bearer, inTwo, { units: 1 })).body).toEqual(notFound(inTwo));
-      expect((await cancelAllocation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
-      expect((await getAllocation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
-      for (const wid of [2, 99]) expect((await request(t.http).get(`/api/v1/Inventory/Allocations/${wid}`).set('Authorization', one.bearer)).body).toEqual(OUT_OF_SCOPE);
-      expect(await levelOf(itemID, 2)).toEqual(before);
-      expect(await allocationOf(inTwo)).toMatchObject({ state: 'open', packed: 0 });
-      const mine = await request(t.http).get(`/api/v1/Inventory/Allocations?itemID=${itemID}&pageSize=250`).set('Authorization', one.bearer);
-      expect(mine.status).toBe(200);
-      expect(new Set(mine.body.value.map((a: Doc) => a.wid))).toEqual(new Set([1]));
-      expect(mine.body.value.map((a: Doc) => a.id)).toContain(inOne);
-    });
+    itRefusesAnotherWarehouse(
+      {
+        ...ALLOCATIONS,
+        itemID: () => itemID,
+        refusals: (bearer, inTwo) => [
+          ['Allocate', () => allocate(t, bearer, { itemID, wid: 2, units: 1, reference: uniqueReference() }), OUT_OF_SCOPE],
+          ['Pack', () => pack(t, bearer, inTwo, { units: 1 }), notFound('Allocation', inTwo)],
+          ['Cancel', () => cancelAllocation(t, bearer, inTwo), notFound('Allocation', inTwo)],
+          ['GET by id', () => getAllocation(t, bearer, inTwo), notFound('Allocation', inTwo)],
+        ],
+        untouched: { packed: 0 },
+      },
+      running,
+    );
 
     it('checks in order: permission, then the body, then the scope, then the allocation named', async () => {
       const one = await givenClient(t, { warehouses: [1] });
@@ -398,75 +397,21 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
   });
 
   describe('lists', () => {
-    it('lists allocations in the page envelope, by warehouse or over the caller’s, filtered by itemID, reference and state; one by id', async () => {
-      const x = await stockedItem(10);
-      await givenStock(t, admin.bearer, { itemID: x, units: 10, wid: 2 });
-      const y = await stockedItem(10);
-      const a1 = await givenAllocation(t, admin.bearer, { itemID: x, units: 1 });
-      const a2 = await givenAllocation(t, admin.bearer, { itemID: x, units: 2, wid: 2 });
-      const a3 = await givenAllocation(t, admin.bearer, { itemID: y, units: 3 });
-      await cancelAllocation(t, admin.bearer, a3.id).expect(200);
-      const a4 = await givenAllocation(t, admin.bearer, { itemID: x, units: 4 });
-      await issue(t, admin.bearer, { itemID: x, units: 4, allocationId: a4.id }).expect(200);
-      const list = (query: string) => idsOf(t, admin.bearer, `/api/v1/Inventory/Allocations${query}`);
-      const sorted = (ids: Array<Doc['id']>) => [...ids].sort();
-
-      const all = await request(t.http).get(`/api/v1/Inventory/Allocations?itemID=${x}`).set('Authorization', admin.bearer);
-      expect(all.status).toBe(200);
-      expect(Object.keys(all.body)).toEqual(ENVELOPE);
-      expect(all.body).toMatchObject({ totalCount: 3, page: 1, pageSize: 25, pageCount: 1, hasMore: false });
-      expect(all.headers['x-total-count']).toBe('3');
-      expect(sorted(all.body.value.map((a: Doc) => a.id))).toEqual(sorted([a1.id, a2.id, a4.id]));
-      for (const a of all.body.value as Doc[]) expect(Object.keys(a)).toEqual(ALLOCATION_FIELDS);
-      expect(await list(`/2?itemID=${x}`)).toEqual([a2.id]);
-      expect(await list(`/1?itemID=${y}`)).toEqual([a3.id]);
-      expect(await list(`?reference=${a3.reference}`)).toEqual([a3.id]);
-      expect(await list(`?reference=${a3.reference}&state=open`)).toEqual([]);
-      expect(sorted(await list(`?itemID=${x}&state=open`))).toEqual(sorted([a1.id, a2.id]));
-      expect(await list(`?itemID=${x}&state=done`)).toEqual([a4.id]);
-      expect(await list(`?itemID=${y}&state=cancelled`)).toEqual([a3.id]);
-      expect(await list('?itemID=NO-SUCH-ITEM')).toEqual([]);
-      const badState = await request(t.http).get('/api/v1/Inventory/Allocations?state=shipped').set('Authorization', admin.bearer);
-      expect(validationFields(badState)).toEqual({ status: 400, error: 'validation_error', fields: ['state'] });
-      expect((await request(t.http).get('/api/v1/Inventory/Allocations/abc').set('Authorization', admin.bearer)).status).toBe(404);
-
-      const one = await getAllocation(t, admin.bearer, a4.id);
-      expect(one.status).toBe(200);
-      expect(one.body).toEqual(all.body.value.find((a: Doc) => a.id === a4.id));
-      expect(one.body).toMatchObject({ itemID: x, units: 4, shipped: 4, state: 'done' });
-    });
-
-    it('pages by Link cursors: every allocation once, in the order of one large page, and back by prev; a cursor not its own is refused', async () => {
-      // Two lots: the lot list has a next page whose cursor is offered to the allocation list.
-      const itemID = await stockedItem(20);
-      for (let i = 0; i < 7; i++) await givenAllocation(t, admin.bearer, { itemID, units: 1 });
-      const base = `/api/v1/Inventory/Allocations?itemID=${itemID}`;
-      const whole = (await getPage(t, admin.bearer, `${base}&pageSize=250`)).rows.map((r) => r.id);
-      expect(whole).toHaveLength(7);
-      const forward = await follow(t, admin.bearer, `${base}&pageSize=3`, 'next');
-      expect(forward.map((p) => [p.page, p.rows.length, p.totalCount])).toEqual([[1, 3, 7], [2, 3, 7], [3, 1, 7]]);
-      expect(forward.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      for (const p of forward.slice(0, -1)) expect(cursorOf(p.links.next)).toEqual(expect.any(String));
-      const back = await follow(t, admin.bearer, forward[2].url, 'prev');
-      expect([...back].reverse().flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      // Per warehouse too.
-      const inOne = await follow(t, admin.bearer, `/api/v1/Inventory/Allocations/1?itemID=${itemID}&pageSize=3`, 'next');
-      expect(inOne.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      // A filtered list's links keep its filters: walked by next, it is the filtered list.
-      const open = await follow(t, admin.bearer, `${base}&state=open&pageSize=2`, 'next');
-      expect(open.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      const byReference = (await getPage(t, admin.bearer, `${base}&pageSize=250`)).rows[0].reference as string;
-      expect((await follow(t, admin.bearer, `/api/v1/Inventory/Allocations?reference=${byReference}&pageSize=1`, 'next')).flatMap((p) => p.rows.map((r) => r.id))).toEqual([whole[0]]);
-
-      const refused = async (url: string) => {
-        const res = await request(t.http).get(url).set('Authorization', admin.bearer);
-        expect({ url, ...validationFields(res) }).toEqual({ url, status: 400, error: 'validation_error', fields: ['cursor'] });
-      };
-      await refused(withParams(forward[0].links.next, { cursor: 'not-a-cursor' }));
-      const lots = (await getPage(t, admin.bearer, `/api/v1/Inventory?itemID=${itemID}&pageSize=1`)).links.next;
-      await refused(withParams(forward[0].links.next, { cursor: cursorOf(lots) }));
-      await refused(withParams(forward[0].links.next, { state: 'open' }));
-    });
+    itListsDocuments(
+      {
+        ...ALLOCATIONS,
+        item: async () => {
+          const itemID = await stockedItem(10);
+          await givenStock(t, admin.bearer, { itemID, units: 10, wid: 2 });
+          return itemID;
+        },
+        // Two lots of 10.
+        itemWithTwoLots: () => stockedItem(20),
+        cancel: (id) => cancelAllocation(t, admin.bearer, id).expect(200),
+        complete: { field: 'shipped', send: (itemID, id, units) => issue(t, admin.bearer, { itemID, units, allocationId: id }).expect(200) },
+      },
+      running,
+    );
   });
 
   describe('Idempotency-Key', () => {
@@ -474,30 +419,18 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
       const itemID = await stockedItem(10);
       const key = `alloc-${process.pid}-${Date.now()}`;
       const body = { itemID, units: 5, reference: uniqueReference() };
-      const first = await allocate(t, admin.bearer, body, key);
-      const again = await allocate(t, admin.bearer, body, key);
-      expect([first.status, again.status]).toEqual([201, 201]);
-      expect(first.headers['idempotent-replayed']).toBeUndefined();
-      expect(again.headers['idempotent-replayed']).toBe('true');
-      expect(again.body).toEqual(first.body);
+      const first = await expectReplayed(201, () => allocate(t, admin.bearer, body, key));
       expect(await idsOf(t, admin.bearer, `/api/v1/Inventory/Allocations?reference=${body.reference}`)).toEqual([first.body.allocation.id]);
       expect(await levelOf(itemID)).toMatchObject({ committed: 5, available: 5 });
       const reused = await allocate(t, admin.bearer, { ...body, units: 4 }, key);
-      expect(reused.body).toEqual({ statusCode: 422, error: 'idempotency_key_reused', message: 'This Idempotency-Key was used with another request body.', details: null });
+      expect(reused.body).toEqual(KEY_REUSED);
 
       const id = first.body.allocation.id;
-      const packs = [await pack(t, admin.bearer, id, { units: 2 }, `${key}-pack`), await pack(t, admin.bearer, id, { units: 2 }, `${key}-pack`)];
-      expect(packs.map((r) => r.status)).toEqual([200, 200]);
-      expect(packs[1].headers['idempotent-replayed']).toBe('true');
-      expect(packs[1].body).toEqual(packs[0].body);
-      const issues = [await issue(t, admin.bearer, { itemID, units: 1, allocationId: id }, `${key}-issue`), await issue(t, admin.bearer, { itemID, units: 1, allocationId: id }, `${key}-issue`)];
-      expect(issues[1].body).toEqual(issues[0].body);
+      await expectReplayed(200, () => pack(t, admin.bearer, id, { units: 2 }, `${key}-pack`));
+      await expectReplayed(200, () => issue(t, admin.bearer, { itemID, units: 1, allocationId: id }, `${key}-issue`));
       expect(await allocationOf(id)).toMatchObject({ packed: 1, shipped: 1 });
       expect(await levelOf(itemID)).toMatchObject({ inStock: 9, committed: 3, packed: 1, available: 5 });
-      const cancels = [await cancelAllocation(t, admin.bearer, id, `${key}-cancel`), await cancelAllocation(t, admin.bearer, id, `${key}-cancel`)];
-      expect(cancels.map((r) => r.status)).toEqual([200, 200]);
-      expect(cancels[1].headers['idempotent-replayed']).toBe('true');
-      expect(cancels[1].body).toEqual(cancels[0].body);
+      await expectReplayed(200, () => cancelAllocation(t, admin.bearer, id, `${key}-cancel`));
       expect(await levelOf(itemID)).toMatchObject({ inStock: 9, committed: 0, packed: 0, available: 9 });
     });
   });

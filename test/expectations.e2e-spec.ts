@@ -59,8 +59,22 @@
  *     nothing of it).
  */
 import request from 'supertest';
-import { ALL_SECURITY_IDS, SecurityId } from '../src/auth/security-id.js';
+import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
+import {
+  type DocumentCase,
+  type DocumentRoute,
+  expectReplayed,
+  itChecksEachRoutesAccess,
+  itListsDocuments,
+  itRefusesAnotherWarehouse,
+  KEY_REUSED,
+  NO_PERMISSION,
+  notFound,
+  OUT_OF_SCOPE,
+  type Running,
+  validationFields,
+} from './support/document-specs.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
 import {
@@ -77,15 +91,9 @@ import {
 } from './support/documents.js';
 import { eventsAfter, lastSeq } from './support/events.js';
 import { batch, expectLedgerConsistent, givenStock, receive, stockOf } from './support/inventory.js';
-import { cursorOf, follow, getPage, withParams } from './support/pages.js';
 
 const EXPECTATION_FIELDS = ['id', 'itemID', 'partNo', 'wid', 'reference', 'units', 'received', 'stage', 'state', 'due', 'created', 'modified'];
 const STOCK_FIELDS = ['partNo', 'shortID', 'available', 'inStock', 'onOrder', 'onHold', 'committed', 'packed', 'aSN'];
-const ENVELOPE = ['value', 'totalCount', 'page', 'pageSize', 'pageCount', 'hasMore'];
-/** The answer for an expectation id that names none, or one the caller may not see (Caller.sees). */
-const notFound = (id: number | string) => ({ statusCode: 404, error: 'not_found', message: `No expectation ${id}.`, details: null });
-const OUT_OF_SCOPE = { statusCode: 403, error: 'forbidden', message: "Warehouse is outside the client's authorized scope.", details: null };
-const NO_PERMISSION = { statusCode: 403, error: 'forbidden', message: 'Insufficient permissions.', details: null };
 /** An expectation id that no test creates. */
 const NO_SUCH_ID = 999_999_999;
 const DUE = '2027-03-01T12:00:00.000Z';
@@ -112,7 +120,13 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
   const levelOf = async (itemID: string, wid = 1) => (await stockOf(t, admin.bearer, itemID, wid))!;
   const expectationOf = (id: Doc['id']) => documentOf(t, admin.bearer, 'Expectation', id);
   const closed = (expectationId: Doc['id'], state: string) => ({ reason: 'expectation_closed', expectationId, state });
-  const validationFields = (res: request.Response) => ({ status: res.status, error: res.body.error, fields: Object.keys(res.body.details ?? {}) });
+  const running: Running = () => ({ t, admin });
+  /** Expectations, for the checks shared with allocations (support/document-specs.ts). */
+  const EXPECTATIONS: DocumentCase = {
+    kind: 'Expectation',
+    fields: EXPECTATION_FIELDS,
+    given: (itemID, units, wid = 1, more = {}) => givenExpectation(t, admin.bearer, { itemID, units, wid, ...more }),
+  };
 
   describe('Expect', () => {
     it('expects units: 201 {status, expectation} with every field; stage ordered (the default) counts in onOrder, shipped in aSN; available unchanged', async () => {
@@ -304,7 +318,7 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
     });
     const openExpectation = async (wid = 1) => (await givenExpectation(t, admin.bearer, { itemID, units: 1, wid })).id;
     /** Every expectation route, the SecurityID it needs and a valid request (made fresh each time, on an open expectation). */
-    const ROUTES: Array<{ name: string; permission: SecurityId; write: boolean; send: (bearer: string) => Promise<request.Response> }> = [
+    const ROUTES: DocumentRoute[] = [
       { name: 'POST /Inventory/Expect', permission: SecurityId.PositiveAdjustment, write: true, send: (b) => expectUnits(t, b, { itemID, units: 1, reference: uniqueReference('PO') }) },
       { name: 'POST /Inventory/Expectations/{id}/Ship', permission: SecurityId.PositiveAdjustment, write: true, send: async (b) => shipExpectation(t, b, await openExpectation()) },
       { name: 'POST /Inventory/Expectations/{id}/Cancel', permission: SecurityId.PositiveAdjustment, write: true, send: async (b) => cancelExpectation(t, b, await openExpectation()) },
@@ -313,37 +327,23 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
       { name: 'GET /Inventory/Expectation/{id}', permission: SecurityId.ItemMasterList, write: false, send: async (b) => getExpectation(t, b, await openExpectation()) },
     ];
 
-    it.each(ROUTES)('$name: 403 "Insufficient permissions." without its SecurityID, success with only it', async ({ permission, send }) => {
-      const without = await givenClient(t, { permissions: ALL_SECURITY_IDS.filter((p) => p !== permission), warehouses: [1, 2] });
-      expect((await send(without.bearer)).body).toEqual(NO_PERMISSION);
-      const only = await givenClient(t, { permissions: [permission], warehouses: [1, 2] });
-      const allowed = await send(only.bearer);
-      expect(allowed.status < 300 ? 'allowed' : `${allowed.status} ${allowed.text}`).toBe('allowed');
-    });
+    itChecksEachRoutesAccess(ROUTES, running);
 
-    it.each(ROUTES)('$name: a read-only account may read but not write', async ({ write, send }) => {
-      const readOnly = await givenClient(t, { readOnly: true, warehouses: [1, 2] });
-      const res = await send(readOnly.bearer);
-      if (write) expect(res.body).toEqual({ statusCode: 403, error: 'forbidden', message: 'Account is read-only.', details: null });
-      else expect(res.status).toBe(200);
-    });
-
-    it('refuses a client scoped to warehouse 1 everything of warehouse 2 (403 whether or not the warehouse exists; an expectation there is 404, as one that does not exist), and lists only its own', async () => {
-      const one = await givenClient(t, { warehouses: [1] });
-      const inTwo = await openExpectation(2);
-      const inOne = await openExpectation(1);
-      expect((await expectUnits(t, one.bearer, { itemID, wid: 2, units: 1, reference: uniqueReference('PO') })).body).toEqual(OUT_OF_SCOPE);
-      expect((await shipExpectation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
-      expect((await cancelExpectation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
-      expect((await getExpectation(t, one.bearer, inTwo)).body).toEqual(notFound(inTwo));
-      expect((await receive(t, one.bearer, { itemID, wid: 2, units: 1, expectationId: inTwo })).body).toEqual(OUT_OF_SCOPE);
-      for (const wid of [2, 99]) expect((await request(t.http).get(`/api/v1/Inventory/Expectations/${wid}`).set('Authorization', one.bearer)).body).toEqual(OUT_OF_SCOPE);
-      expect(await expectationOf(inTwo)).toMatchObject({ state: 'open', stage: 'ordered', received: 0 });
-      const mine = await request(t.http).get(`/api/v1/Inventory/Expectations?itemID=${itemID}&pageSize=250`).set('Authorization', one.bearer);
-      expect(mine.status).toBe(200);
-      expect(new Set(mine.body.value.map((e: Doc) => e.wid))).toEqual(new Set([1]));
-      expect(mine.body.value.map((e: Doc) => e.id)).toContain(inOne);
-    });
+    itRefusesAnotherWarehouse(
+      {
+        ...EXPECTATIONS,
+        itemID: () => itemID,
+        refusals: (bearer, inTwo) => [
+          ['Expect', () => expectUnits(t, bearer, { itemID, wid: 2, units: 1, reference: uniqueReference('PO') }), OUT_OF_SCOPE],
+          ['Ship', () => shipExpectation(t, bearer, inTwo), notFound('Expectation', inTwo)],
+          ['Cancel', () => cancelExpectation(t, bearer, inTwo), notFound('Expectation', inTwo)],
+          ['GET by id', () => getExpectation(t, bearer, inTwo), notFound('Expectation', inTwo)],
+          ['Receive against it', () => receive(t, bearer, { itemID, wid: 2, units: 1, expectationId: inTwo }), OUT_OF_SCOPE],
+        ],
+        untouched: { stage: 'ordered', received: 0 },
+      },
+      running,
+    );
 
     it('checks in order: permission, then the body, then the scope, then the expectation named', async () => {
       const one = await givenClient(t, { warehouses: [1] });
@@ -359,74 +359,22 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
   });
 
   describe('lists', () => {
-    it('lists expectations in the page envelope, by warehouse or over the caller’s, filtered by itemID, reference and state; one by id', async () => {
-      const x = await stockedItem(5);
-      const y = await stockedItem(5);
-      const e1 = await givenExpectation(t, admin.bearer, { itemID: x, units: 1 });
-      const e2 = await givenExpectation(t, admin.bearer, { itemID: x, units: 2, wid: 2, stage: 'shipped' });
-      const e3 = await givenExpectation(t, admin.bearer, { itemID: y, units: 3 });
-      await cancelExpectation(t, admin.bearer, e3.id).expect(200);
-      const e4 = await givenExpectation(t, admin.bearer, { itemID: x, units: 4 });
-      await receive(t, admin.bearer, { itemID: x, units: 4, expectationId: e4.id }).expect(201);
-      const list = (query: string) => idsOf(t, admin.bearer, `/api/v1/Inventory/Expectations${query}`);
-      const sorted = (ids: Array<Doc['id']>) => [...ids].sort();
-
-      const all = await request(t.http).get(`/api/v1/Inventory/Expectations?itemID=${x}`).set('Authorization', admin.bearer);
-      expect(all.status).toBe(200);
-      expect(Object.keys(all.body)).toEqual(ENVELOPE);
-      expect(all.body).toMatchObject({ totalCount: 3, page: 1, pageSize: 25, pageCount: 1, hasMore: false });
-      expect(all.headers['x-total-count']).toBe('3');
-      expect(sorted(all.body.value.map((e: Doc) => e.id))).toEqual(sorted([e1.id, e2.id, e4.id]));
-      for (const e of all.body.value as Doc[]) expect(Object.keys(e)).toEqual(EXPECTATION_FIELDS);
-      expect(await list(`/2?itemID=${x}`)).toEqual([e2.id]);
-      expect(await list(`/1?itemID=${y}`)).toEqual([e3.id]);
-      expect(await list(`?reference=${e3.reference}`)).toEqual([e3.id]);
-      expect(await list(`?reference=${e3.reference}&state=open`)).toEqual([]);
-      expect(sorted(await list(`?itemID=${x}&state=open`))).toEqual(sorted([e1.id, e2.id]));
-      expect(await list(`?itemID=${x}&state=done`)).toEqual([e4.id]);
-      expect(await list(`?itemID=${y}&state=cancelled`)).toEqual([e3.id]);
-      expect(await list('?itemID=NO-SUCH-ITEM')).toEqual([]);
-      const badState = await request(t.http).get('/api/v1/Inventory/Expectations?state=shipped').set('Authorization', admin.bearer);
-      expect(validationFields(badState)).toEqual({ status: 400, error: 'validation_error', fields: ['state'] });
-      expect((await request(t.http).get('/api/v1/Inventory/Expectations/abc').set('Authorization', admin.bearer)).status).toBe(404);
-
-      const one = await getExpectation(t, admin.bearer, e4.id);
-      expect(one.status).toBe(200);
-      expect(one.body).toEqual(all.body.value.find((e: Doc) => e.id === e4.id));
-      expect(one.body).toMatchObject({ itemID: x, units: 4, received: 4, state: 'done' });
-    });
-
-    it('pages by Link cursors: every expectation once, in the order of one large page, and back by prev; a cursor not its own is refused', async () => {
-      const itemID = await stockedItem(5);
-      // A second lot: the lot list has a next page whose cursor is offered to the expectation list.
-      await givenStock(t, admin.bearer, { itemID, units: 1 });
-      for (let i = 0; i < 7; i++) await givenExpectation(t, admin.bearer, { itemID, units: 1 });
-      const base = `/api/v1/Inventory/Expectations?itemID=${itemID}`;
-      const whole = (await getPage(t, admin.bearer, `${base}&pageSize=250`)).rows.map((r) => r.id);
-      expect(whole).toHaveLength(7);
-      const forward = await follow(t, admin.bearer, `${base}&pageSize=3`, 'next');
-      expect(forward.map((p) => [p.page, p.rows.length, p.totalCount])).toEqual([[1, 3, 7], [2, 3, 7], [3, 1, 7]]);
-      expect(forward.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      for (const p of forward.slice(0, -1)) expect(cursorOf(p.links.next)).toEqual(expect.any(String));
-      const back = await follow(t, admin.bearer, forward[2].url, 'prev');
-      expect([...back].reverse().flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      const inOne = await follow(t, admin.bearer, `/api/v1/Inventory/Expectations/1?itemID=${itemID}&pageSize=3`, 'next');
-      expect(inOne.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      // A filtered list's links keep its filters: walked by next, it is the filtered list.
-      const open = await follow(t, admin.bearer, `${base}&state=open&pageSize=2`, 'next');
-      expect(open.flatMap((p) => p.rows.map((r) => r.id))).toEqual(whole);
-      const byReference = (await getPage(t, admin.bearer, `${base}&pageSize=250`)).rows[0].reference as string;
-      expect((await follow(t, admin.bearer, `/api/v1/Inventory/Expectations?reference=${byReference}&pageSize=1`, 'next')).flatMap((p) => p.rows.map((r) => r.id))).toEqual([whole[0]]);
-
-      const refused = async (url: string) => {
-        const res = await request(t.http).get(url).set('Authorization', admin.bearer);
-        expect({ url, ...validationFields(res) }).toEqual({ url, status: 400, error: 'validation_error', fields: ['cursor'] });
-      };
-      await refused(withParams(forward[0].links.next, { cursor: 'not-a-cursor' }));
-      const lots = (await getPage(t, admin.bearer, `/api/v1/Inventory?itemID=${itemID}&pageSize=1`)).links.next;
-      await refused(withParams(forward[0].links.next, { cursor: cursorOf(lots) }));
-      await refused(withParams(forward[0].links.next, { state: 'open' }));
-    });
+    itListsDocuments(
+      {
+        ...EXPECTATIONS,
+        item: () => stockedItem(5),
+        itemWithTwoLots: async () => {
+          const itemID = await stockedItem(5);
+          await givenStock(t, admin.bearer, { itemID, units: 1 });
+          return itemID;
+        },
+        // The one in warehouse 2 in transit: an open list holds both stages.
+        second: { stage: 'shipped' },
+        cancel: (id) => cancelExpectation(t, admin.bearer, id).expect(200),
+        complete: { field: 'received', send: (itemID, id, units) => receive(t, admin.bearer, { itemID, units, expectationId: id }).expect(201) },
+      },
+      running,
+    );
   });
 
   describe('Idempotency-Key', () => {
@@ -434,31 +382,18 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
       const itemID = await stockedItem(5);
       const key = `expect-${process.pid}-${Date.now()}`;
       const body = { itemID, units: 10, reference: uniqueReference('PO') };
-      const first = await expectUnits(t, admin.bearer, body, key);
-      const again = await expectUnits(t, admin.bearer, body, key);
-      expect([first.status, again.status]).toEqual([201, 201]);
-      expect(first.headers['idempotent-replayed']).toBeUndefined();
-      expect(again.headers['idempotent-replayed']).toBe('true');
-      expect(again.body).toEqual(first.body);
+      const first = await expectReplayed(201, () => expectUnits(t, admin.bearer, body, key));
       expect(await idsOf(t, admin.bearer, `/api/v1/Inventory/Expectations?reference=${body.reference}`)).toEqual([first.body.expectation.id]);
       expect(await levelOf(itemID)).toMatchObject({ onOrder: 10 });
       const reused = await expectUnits(t, admin.bearer, { ...body, units: 9 }, key);
-      expect(reused.body).toEqual({ statusCode: 422, error: 'idempotency_key_reused', message: 'This Idempotency-Key was used with another request body.', details: null });
+      expect(reused.body).toEqual(KEY_REUSED);
 
       const id = first.body.expectation.id;
-      const receipts = [await receive(t, admin.bearer, { itemID, units: 4, expectationId: id }, `${key}-rcv`), await receive(t, admin.bearer, { itemID, units: 4, expectationId: id }, `${key}-rcv`)];
-      expect(receipts.map((r) => r.status)).toEqual([201, 201]);
-      expect(receipts[1].body).toEqual(receipts[0].body);
+      await expectReplayed(201, () => receive(t, admin.bearer, { itemID, units: 4, expectationId: id }, `${key}-rcv`));
       expect(await expectationOf(id)).toMatchObject({ received: 4 });
-      const ships = [await shipExpectation(t, admin.bearer, id, `${key}-ship`), await shipExpectation(t, admin.bearer, id, `${key}-ship`)];
-      expect(ships.map((r) => r.status)).toEqual([200, 200]);
-      expect(ships[1].headers['idempotent-replayed']).toBe('true');
-      expect(ships[1].body).toEqual(ships[0].body);
+      await expectReplayed(200, () => shipExpectation(t, admin.bearer, id, `${key}-ship`));
       expect(await levelOf(itemID)).toMatchObject({ inStock: 9, onOrder: 0, aSN: 6 });
-      const cancels = [await cancelExpectation(t, admin.bearer, id, `${key}-cancel`), await cancelExpectation(t, admin.bearer, id, `${key}-cancel`)];
-      expect(cancels.map((r) => r.status)).toEqual([200, 200]);
-      expect(cancels[1].headers['idempotent-replayed']).toBe('true');
-      expect(cancels[1].body).toEqual(cancels[0].body);
+      await expectReplayed(200, () => cancelExpectation(t, admin.bearer, id, `${key}-cancel`));
       expect(await levelOf(itemID)).toMatchObject({ inStock: 9, onOrder: 0, aSN: 0 });
     });
   });

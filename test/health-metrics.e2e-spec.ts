@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
+import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source.js';
+import { poolUse } from '../src/database/pool-use.js';
 import { Readiness } from '../src/health/readiness.js';
 import { createTestDatabase, startTestApp, testDatabaseKind, type TestApp, type TestDatabase } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
@@ -61,7 +64,55 @@ describe(`health, readiness and metrics (${testDatabaseKind()})`, () => {
     expect(value(samples, 'stock_operations_total', { type: 'receive' })).toBe(1);
     expect(value(samples, 'idempotent_replays_total')).toBe(1);
     expect(value(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-    if (testDatabaseKind() === 'mysql') expect(value(samples, 'db_pool_connections')).toBeGreaterThanOrEqual(1);
+    if (testDatabaseKind() === 'mysql') {
+      expect(value(samples, 'db_pool_connections')).toBeGreaterThanOrEqual(1);
+      expect(value(samples, 'db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
+      expect(value(samples, 'db_pool_connections', { state: 'in_use' })).toBeGreaterThanOrEqual(0);
+      expect(value(samples, 'db_pool_waits_total')).toBeGreaterThanOrEqual(0);
+    } else {
+      // SQLite has one connection and one writer: no pool to report.
+      expect(value(samples, 'db_pool_connections')).toBeUndefined();
+      expect(value(samples, 'db_pool_waits_total')).toBeUndefined();
+    }
+  });
+
+  (testDatabaseKind() === 'mysql' ? it : it.skip)("counts the pool's connections from its events: in use, idle, waits, and one the server ends (MySQL/MariaDB only)", async () => {
+    const db = await createTestDatabase();
+    // One connection at most, so that a second request waits for it.
+    const options = dataSourceOptions(db.target);
+    if (options.type !== 'mysql') throw new Error('a MySQL/MariaDB data source');
+    const ds = await new DataSource({ ...options, poolSize: 1 }).initialize();
+    const server = await mysql.createConnection(db.url);
+    try {
+      const use = poolUse(ds)!;
+      // TypeORM opened the first connection to check it, and gave it back.
+      expect([use.inUse, use.idle, use.waits]).toEqual([0, 1, 0]);
+      const first = ds.createQueryRunner();
+      await first.connect();
+      expect([use.inUse, use.idle, use.waits]).toEqual([1, 0, 0]);
+      const second = ds.createQueryRunner();
+      const waiting = second.connect();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect([use.inUse, use.idle, use.waits]).toEqual([1, 0, 1]);
+      // Released while the second waits: it goes straight to the second, still in use.
+      await first.release();
+      await waiting;
+      expect([use.inUse, use.idle, use.waits]).toEqual([1, 0, 1]);
+      const [{ id }] = (await second.query('SELECT CONNECTION_ID() AS id')) as Array<{ id: number }>;
+      await second.release();
+      expect([use.inUse, use.idle, use.waits]).toEqual([0, 1, 1]);
+      // The server ends the idle connection: the pool drops it, and so does the count.
+      await server.query('KILL ?', [id]);
+      for (let i = 0; i < 100 && use.idle > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect([use.inUse, use.idle, use.waits]).toEqual([0, 0, 1]);
+      // The next query opens another.
+      expect(await ds.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect([use.inUse, use.idle, use.waits]).toEqual([0, 1, 1]);
+    } finally {
+      await server.end();
+      await ds.destroy();
+      await db.drop();
+    }
   });
 
   it('counts a Batch once, as batch, and nothing for a refused operation', async () => {

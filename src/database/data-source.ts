@@ -41,8 +41,9 @@ export function dataSourceOptions(db: DatabaseTarget, entities: DataSourceOption
   return {
     ...common,
     type: 'mysql',
-    // mysql2, its pools setting each connection's session (sql_mode, utf8mb4, UTC, READ COMMITTED) as it opens: session.ts.
-    driver: mysqlDriver,
+    // mysql2, its pools setting each connection's session (sql_mode, utf8mb4, UTC, READ COMMITTED) as it opens and
+    // counting their connections for the metrics: session.ts, pool-use.ts.
+    driver: mysqlDriver(),
     url: db.url,
     migrations: MYSQL_MIGRATIONS,
     charset: 'utf8mb4_unicode_ci',

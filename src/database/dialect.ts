@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 
 /*
  * The dialect a statement is built for, for the layers above database/ that
- * build statements (pagination's seek, the metrics' pool gauge): they ask
+ * build statements (pagination's seek, the sequencer's lock): they ask
  * here rather than read the data source's options themselves, and the SQL
  * that differs between the dialects is written here.
  */

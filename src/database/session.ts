@@ -1,4 +1,5 @@
 import mysql2 from 'mysql2';
+import { countingPools, PoolUse } from './pool-use.js';
 
 /**
  * The session settings of every MySQL/MariaDB connection the service opens
@@ -49,12 +50,14 @@ export function settingSessions<P extends { on(event: 'connection', listener: (c
 }
 
 /**
- * The driver module TypeORM uses for MySQL/MariaDB (its documented `driver`
- * option) instead of loading mysql2 itself: mysql2's own exports, with a
- * `createPool` whose pools set the session (`settingSessions`) from their
- * first connection, which TypeORM opens while it initialises.
+ * A driver module for TypeORM's MySQL/MariaDB (its documented `driver`
+ * option) instead of mysql2 loaded by TypeORM itself: mysql2's own exports,
+ * with a `createPool` whose pools set the session (`settingSessions`) from
+ * their first connection, which TypeORM opens while it initialises, and have
+ * their connections counted (`PoolUse`, read back with `poolUse`). One per
+ * data source, so that each counts its own pool.
  */
-export const mysqlDriver = {
-  ...mysql2,
-  createPool: (config: mysql2.PoolOptions) => settingSessions(mysql2.createPool(config) as unknown as Parameters<typeof settingSessions>[0]),
-};
+export function mysqlDriver() {
+  const use = new PoolUse();
+  return countingPools({ ...mysql2, createPool: (config: mysql2.PoolOptions) => use.watch(settingSessions(mysql2.createPool(config))) }, use);
+}

@@ -1,11 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDate, IsIn, IsOptional, MinLength, ValidateBy } from 'class-validator';
+import { IsDate, IsOptional, MinLength, ValidateBy } from 'class-validator';
 import { toIsoDate } from '../http/datetime.js';
 import { IsDecimal4, IsIdentifier, IsInt32, IsShortId } from '../http/validators.js';
-import { PageQueryDto } from '../pagination/page-query.dto.js';
-import { DOCUMENT_STATES, type DocumentState } from './documents.entities.js';
+import { DocumentQueryDto } from './document-query.dto.js';
 
 /** EXTENSIONS: an allocation expires at the latest this long after it is made. */
 export const MAX_EXPIRY_MS = 90 * 24 * 3600 * 1000;
@@ -69,19 +68,4 @@ export class AllocationOperationDto {
 }
 
 /** GET /Inventory/Allocations[/{wid}]: the page and its filters. */
-export class AllocationQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ description: 'Only allocations of this item (shortID)' })
-  @IsOptional()
-  @IsShortId('itemID')
-  itemID?: string;
-
-  @ApiPropertyOptional({ description: 'Only allocations for this order line (exactly)' })
-  @IsOptional()
-  @IsIdentifier(64)
-  reference?: string;
-
-  @ApiPropertyOptional({ description: 'Only allocations in this state', enum: DOCUMENT_STATES })
-  @IsOptional()
-  @IsIn(DOCUMENT_STATES, { message: `state must be one of ${DOCUMENT_STATES.join(', ')}` })
-  state?: DocumentState;
-}
+export class AllocationQueryDto extends DocumentQueryDto('allocations', 'order line') {}

@@ -21,6 +21,11 @@ export const DOCUMENT_WID = { name: 'wid', description: 'Warehouse ID', schema: 
 export const ONE_WAREHOUSE = { forbidden: `"${FORBIDDEN.scope}" (whether or not the warehouse exists)`, not_found: 'wid is not a whole number from 1 to 2147483647' };
 export const WRITE_CONFLICT = 'too much concurrent change on the same stock (retry)';
 
+/** What a route on one document refuses: no such document, or one of another warehouse (the same answer), and `conflict` where it changes the document. */
+export function documentFailures(kind: 'allocation' | 'expectation', conflict?: string) {
+  return { not_found: `no such ${kind}, or one of a warehouse outside the caller's scope (the same answer)`, ...(conflict === undefined ? {} : { conflict }) };
+}
+
 /**
  * Allocations, the outbound stock document (EXTENSIONS "Every stock state the
  * spec names"). Registered before InventoryController, whose GET :wid would
@@ -50,10 +55,7 @@ export class AllocationsController {
   @RequirePermission(SecurityId.LocateMoveUnits, 'Extension: pack units of an allocation (from committed to packed); 200 {status, allocation}')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, PackedResponseDto)
-  @ApiFailures({
-    not_found: "no such allocation, or one of a warehouse outside the caller's scope (the same answer)",
-    conflict: `the allocation is done or cancelled (allocation_closed); more than is committed on it and not packed (insufficient_stock); ${WRITE_CONFLICT}`,
-  })
+  @ApiFailures(documentFailures('allocation', `the allocation is done or cancelled (allocation_closed); more than is committed on it and not packed (insufficient_stock); ${WRITE_CONFLICT}`))
   pack(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: PackDto): Promise<PackedResponseDto> {
     return this.allocations.pack(caller, documentId(id, 'allocation'), dto);
   }
@@ -64,10 +66,7 @@ export class AllocationsController {
   @RequirePermission(SecurityId.NegativeAdjustment, 'Extension: cancel an allocation: what is left on it, committed and packed, is available again; 200 {status, allocation}')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, AllocationCancelledResponseDto)
-  @ApiFailures({
-    not_found: "no such allocation, or one of a warehouse outside the caller's scope (the same answer)",
-    conflict: `the allocation is done or cancelled (allocation_closed); ${WRITE_CONFLICT}`,
-  })
+  @ApiFailures(documentFailures('allocation', `the allocation is done or cancelled (allocation_closed); ${WRITE_CONFLICT}`))
   cancel(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<AllocationCancelledResponseDto> {
     return this.allocations.cancel(caller, documentId(id, 'allocation'));
   }
@@ -96,7 +95,7 @@ export class AllocationsController {
   @RequirePermission(SecurityId.ItemMasterList, 'Extension: one allocation')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, AllocationResponseDto)
-  @ApiFailures({ not_found: "no such allocation, or one of a warehouse outside the caller's scope (the same answer)" })
+  @ApiFailures(documentFailures('allocation'))
   one(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<AllocationResponseDto> {
     return this.documents.allocation(caller, id);
   }

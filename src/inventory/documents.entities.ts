@@ -13,12 +13,14 @@ export type DocumentState = 'open' | 'done' | 'cancelled';
 export const DOCUMENT_STATES: readonly DocumentState[] = ['open', 'done', 'cancelled'];
 
 /**
- * An allocation: `units` of an item in one warehouse promised to an order
- * line (`reference`). What is left to ship is units − shipped, of which
- * `packed` is packed; the rest counts as committed.
+ * The columns every stock document's table starts with: its id, its item and
+ * warehouse, the order line it is for (`reference`) and its units. Not an
+ * entity: each document has its own table (allocation, expectation), with
+ * these columns first and its own after them. (Each also has a state and its
+ * times, declared in their places among its own columns, so that each
+ * entity's columns keep the order of its table.)
  */
-@Entity('allocation')
-export class Allocation {
+export abstract class StockDocument {
   @PrimaryGeneratedColumn({ type: 'int' })
   id: number;
 
@@ -33,7 +35,15 @@ export class Allocation {
 
   @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
   units: number;
+}
 
+/**
+ * An allocation: `units` of an item in one warehouse promised to an order
+ * line (`reference`). What is left to ship is units − shipped, of which
+ * `packed` is packed; the rest counts as committed.
+ */
+@Entity('allocation')
+export class Allocation extends StockDocument {
   /** Packed and not shipped yet (an Issue against the allocation ships packed units first). */
   @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
   packed: number;
@@ -64,22 +74,7 @@ export const EXPECTATION_STAGES: readonly ExpectationStage[] = ['ordered', 'ship
  * in onOrder while `ordered`, in aSN once `shipped`.
  */
 @Entity('expectation')
-export class Expectation {
-  @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
-
-  @Column({ type: 'int' })
-  partNo: number;
-
-  @Column({ type: 'int' })
-  wID: number;
-
-  @Column({ type: 'varchar', length: 64 })
-  reference: string;
-
-  @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
-  units: number;
-
+export class Expectation extends StockDocument {
   /** Received against it so far (a receipt beyond what was left counts whole). */
   @Column({ type: 'decimal', precision: 18, scale: 4, transformer: decimalTransformer })
   received: number;

@@ -2,10 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDate, IsIn, IsOptional } from 'class-validator';
 import { toIsoDate } from '../http/datetime.js';
-import { IsDecimal4, IsIdentifier, IsInt32, IsShortId } from '../http/validators.js';
-import { PageQueryDto } from '../pagination/page-query.dto.js';
+import { IsDecimal4, IsInt32, IsShortId } from '../http/validators.js';
 import { IsReference } from './allocation.dto.js';
-import { DOCUMENT_STATES, type DocumentState, EXPECTATION_STAGES, type ExpectationStage } from './documents.entities.js';
+import { DocumentQueryDto } from './document-query.dto.js';
+import { EXPECTATION_STAGES, type ExpectationStage } from './documents.entities.js';
 
 /** POST /Inventory/Expect (EXTENSIONS "Every stock state the spec names"). */
 export class ExpectDto {
@@ -45,19 +45,4 @@ export class ExpectationOperationDto {
 }
 
 /** GET /Inventory/Expectations[/{wid}]: the page and its filters. */
-export class ExpectationQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ description: 'Only expectations of this item (shortID)' })
-  @IsOptional()
-  @IsShortId('itemID')
-  itemID?: string;
-
-  @ApiPropertyOptional({ description: 'Only expectations for this purchase order line (exactly)' })
-  @IsOptional()
-  @IsIdentifier(64)
-  reference?: string;
-
-  @ApiPropertyOptional({ description: 'Only expectations in this state', enum: DOCUMENT_STATES })
-  @IsOptional()
-  @IsIn(DOCUMENT_STATES, { message: `state must be one of ${DOCUMENT_STATES.join(', ')}` })
-  state?: DocumentState;
-}
+export class ExpectationQueryDto extends DocumentQueryDto('expectations', 'purchase order line') {}

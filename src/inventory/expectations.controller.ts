@@ -8,13 +8,16 @@ import { ListRead, ReadConsistency } from '../http/consistency.js';
 import { ApiAnswer, ApiFailures } from '../http/openapi-decorators.js';
 import { Idempotent } from '../http/idempotent.js';
 import { PageHeaders } from '../pagination/page-headers.interceptor.js';
-import { DOCUMENT_ID, DOCUMENT_WID, ONE_WAREHOUSE, WRITE_CONFLICT } from './allocations.controller.js';
+import { DOCUMENT_ID, DOCUMENT_WID, documentFailures, ONE_WAREHOUSE, WRITE_CONFLICT } from './allocations.controller.js';
 import { DocumentQueries } from './document-queries.service.js';
 import { ExpectationQueryDto, ExpectDto } from './expectation.dto.js';
 import { ExpectationCancelledResponseDto, ExpectationPageResponseDto, ExpectationResponseDto, ExpectationShippedResponseDto, ExpectedResponseDto } from './expectation.responses.js';
 import { ExpectationsService } from './expectations.service.js';
 import { InventoryQueries } from './inventory-queries.service.js';
 import { documentId } from './stock-documents.js';
+
+/** What Ship and Cancel refuse alike: no such expectation (or one of another warehouse), or one no longer open. */
+const CHANGE_FAILURES = documentFailures('expectation', `the expectation is done or cancelled (expectation_closed); ${WRITE_CONFLICT}`);
 
 /**
  * Expectations, the inbound stock document (EXTENSIONS "Every stock state
@@ -45,10 +48,7 @@ export class ExpectationsController {
   @RequirePermission(SecurityId.PositiveAdjustment, 'Extension: the units of an expectation are shipped (in transit): what is left moves from onOrder to aSN; 200 {status, expectation}')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, ExpectationShippedResponseDto)
-  @ApiFailures({
-    not_found: "no such expectation, or one of a warehouse outside the caller's scope (the same answer)",
-    conflict: `the expectation is done or cancelled (expectation_closed); ${WRITE_CONFLICT}`,
-  })
+  @ApiFailures(CHANGE_FAILURES)
   ship(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ExpectationShippedResponseDto> {
     return this.expectations.ship(caller, documentId(id, 'expectation'));
   }
@@ -59,10 +59,7 @@ export class ExpectationsController {
   @RequirePermission(SecurityId.PositiveAdjustment, 'Extension: cancel an expectation: what is left on it is no longer expected; 200 {status, expectation}')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, ExpectationCancelledResponseDto)
-  @ApiFailures({
-    not_found: "no such expectation, or one of a warehouse outside the caller's scope (the same answer)",
-    conflict: `the expectation is done or cancelled (expectation_closed); ${WRITE_CONFLICT}`,
-  })
+  @ApiFailures(CHANGE_FAILURES)
   cancel(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ExpectationCancelledResponseDto> {
     return this.expectations.cancel(caller, documentId(id, 'expectation'));
   }
@@ -91,7 +88,7 @@ export class ExpectationsController {
   @RequirePermission(SecurityId.ItemMasterList, 'Extension: one expectation')
   @ApiParam(DOCUMENT_ID)
   @ApiAnswer(HttpStatus.OK, ExpectationResponseDto)
-  @ApiFailures({ not_found: "no such expectation, or one of a warehouse outside the caller's scope (the same answer)" })
+  @ApiFailures(documentFailures('expectation'))
   one(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ExpectationResponseDto> {
     return this.documents.expectation(caller, id);
   }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
-import { type Consistency, ListReads } from '../database/list-reads.js';
+import type { Consistency } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
-import { PageCursors } from '../pagination/cursor.js';
-import { type ListPaging, MAX_PAGE_SIZE, Page, paginate, type PageSpec, requestedCursor, resolvePage } from '../pagination/page.js';
+import { MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
 import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
+import { WarehouseLists } from './warehouse-lists.js';
 
 /** How a lot page sorts and pages (its columns are this repository's statement's). */
 export const LOT_PAGES: PageSpec = {
@@ -44,18 +44,16 @@ export interface ItemFilter {
 
 /**
  * The lot and ledger pages (GET /Inventory[/<wid>], /Inventory/Transactions),
- * each read where ListReads sends it, every statement through the one
- * manager its `run` gives: the item filter's partNo (ItemLocksRepository; an
- * unknown item lists nothing), then, paged by `paginate`
- * (pagination/page.ts), the total (from the counters unless a filter narrows
- * the list, else counted), the page's keys and its rows, with the page's
- * items. A cursor belongs to its list, scope and item.
+ * each started by WarehouseLists (warehouse-lists.ts: where it is read, the
+ * item filter, a list that can hold nothing, its cursors), then, paged by
+ * `paginate` (pagination/page.ts), the total (from the counters unless a
+ * filter narrows the list, else counted), the page's keys and its rows, with
+ * the page's items.
  */
 @Injectable()
 export class InventoryPagesRepository {
   constructor(
-    private readonly reads: ListReads,
-    private readonly cursors: PageCursors,
+    private readonly lists: WarehouseLists,
     private readonly items: ItemLocksRepository,
   ) {}
 
@@ -66,15 +64,7 @@ export class InventoryPagesRepository {
    * once the list is known to hold something, before the page is read.
    */
   lotPage<R>(consistency: Consistency, wids: number[], filter: ItemFilter, query: PageQuery, answers: () => Promise<LotAnswer<R>>): Promise<Page<R>> {
-    return this.reads.run(consistency, async (m) => {
-      const request = resolvePage(query, LOT_PAGES);
-      const partNo = filter.itemID === undefined ? undefined : await this.items.partNoOf(m, filter.itemID);
-      const list = this.paging('lots', wids, partNo);
-      if (!wids.length || partNo === null) {
-        // A list that can hold nothing still refuses a cursor that is not its own.
-        requestedCursor(query, request, list);
-        return new Page<R>([], 0, request);
-      }
+    return this.lists.read(consistency, LOT_PAGES, query, { name: 'lots', wids, itemID: filter.itemID }, async ({ m, request, partNo, list }) => {
       // The lot counters answer unless a filter narrows the list: then the item's or the modified index's range is counted.
       const total = partNo === undefined && !request.modifiedSince ? lotTotalStatement(wids) : undefined;
       const answer = await answers();
@@ -86,14 +76,7 @@ export class InventoryPagesRepository {
 
   /** A page of the ledger rows out of or into these warehouses (of the item filtered by, when given), each with its item's shortID turned into the caller's answer. */
   ledgerPage<R>(consistency: Consistency, wids: number[], filter: ItemFilter, query: PageQuery, answer: (entry: LedgerEntry, itemShortID: string) => R): Promise<Page<R>> {
-    return this.reads.run(consistency, async (m) => {
-      const request = resolvePage(query, LEDGER_PAGES);
-      const partNo = filter.itemID === undefined ? undefined : await this.items.partNoOf(m, filter.itemID);
-      const list = this.paging('ledger', wids, partNo);
-      if (!wids.length || partNo === null) {
-        requestedCursor(query, request, list);
-        return new Page<R>([], 0, request);
-      }
+    return this.lists.read(consistency, LEDGER_PAGES, query, { name: 'ledger', wids, itemID: filter.itemID }, async ({ m, request, partNo, list }) => {
       const total = partNo === undefined && !request.modifiedSince ? ledgerTotalStatement(wids) : undefined;
       const qb = m.createQueryBuilder(LedgerEntry, 'e').where('(e.fromWid IN (:...wids) OR e.toWid IN (:...wids))', { wids });
       if (partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo });
@@ -101,11 +84,6 @@ export class InventoryPagesRepository {
       const items = await this.items.names(m, page.value.map((e) => e.partNo));
       return page.map((e) => answer(e, items.get(e.partNo)?.shortID ?? ''));
     });
-  }
-
-  /** How a list of these warehouses (and item) pages: a cursor is the list's only with the same scope and item. */
-  private paging(name: string, wids: number[], partNo: number | null | undefined): ListPaging {
-    return { cursors: this.cursors, filters: [name, [...wids].sort((a, b) => a - b), partNo === null ? 'no such item' : (partNo ?? null)] };
   }
 }
 

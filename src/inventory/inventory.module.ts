@@ -27,6 +27,7 @@ import { StockChangesRepository } from './stock-changes.repository.js';
 import { StockEvents } from './stock-events.js';
 import { StockLevelPages } from './stock-level-pages.js';
 import { StockLevelPagesRepository } from './stock-level-pages.repository.js';
+import { WarehouseLists } from './warehouse-lists.js';
 import { WarehouseNames } from './warehouse-names.js';
 
 @Module({
@@ -52,6 +53,7 @@ import { WarehouseNames } from './warehouse-names.js';
     PageCursors,
     StockLocksRepository,
     StockChangesRepository,
+    WarehouseLists,
     InventoryPagesRepository,
     StockLevelPagesRepository,
   ],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { inSnapshot } from '../database/snapshot.js';
 
 /** A sum of units per item and warehouse (`held`: of the held lots), as the database gives it. */
@@ -61,8 +61,10 @@ export interface LedgerCheckRows {
  */
 @Injectable()
 export class LedgerCheckRepository {
-  read(db: DataSource): Promise<LedgerCheckRows> {
-    return inSnapshot(db, async (q) => {
+  constructor(private readonly dataSource: DataSource) {}
+
+  read(): Promise<LedgerCheckRows> {
+    return inSnapshot(this.dataSource, async (q) => {
       const ins: UnitSum[] = await q.query('SELECT partNo, toWid AS wID, SUM(units) AS total FROM ledger_entry WHERE toWid IS NOT NULL GROUP BY partNo, toWid');
       const outs: UnitSum[] = await q.query('SELECT partNo, fromWid AS wID, SUM(units) AS total FROM ledger_entry WHERE fromWid IS NOT NULL GROUP BY partNo, fromWid');
       const lots: UnitSum[] = await q.query(

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
 import { LedgerCheckRepository, type LedgerCheckRows } from './ledger-check.repository.js';
 import { type DocumentMismatch, documentMismatches } from './document-check.js';
@@ -32,9 +32,6 @@ export interface LedgerReport {
   documentMismatches: DocumentMismatch[];
 }
 
-/** The check's statements: a stateless repository, made once. */
-const statements = new LedgerCheckRepository();
-
 /**
  * The stock invariant (issue "Inventory"): for every item × warehouse,
  * Σ ledger (in − out) = Σ units of in-stock lots = the stock_level row, and
@@ -49,9 +46,18 @@ const statements = new LedgerCheckRepository();
  * (REPEATABLE READ on InnoDB, a read transaction on SQLite's WAL): a change
  * committing between two of the queries cannot show as a false mismatch
  * (LedgerCheckRepository, ledger-check.repository.ts).
+ *
+ * Provided by LedgerCheckModule (ledger-check.module.ts): to the CLI's
+ * `ledger:check`, and through `checkLedger` to whatever holds only a data
+ * source (the e2e suite, the hostile suites, the benchmark and the soak).
  */
-export async function checkLedger(db: DataSource): Promise<LedgerReport> {
-  return compare(await statements.read(db));
+@Injectable()
+export class LedgerCheck {
+  constructor(private readonly statements: LedgerCheckRepository) {}
+
+  async run(): Promise<LedgerReport> {
+    return compare(await this.statements.read());
+  }
 }
 
 function compare(rows: LedgerCheckRows): LedgerReport {

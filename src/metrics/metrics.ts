@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
-import { isMysql } from '../database/dialect.js';
+import { poolUse } from '../database/pool-use.js';
 import type { DatabaseMetrics, ListReadSource, RetryCause } from '../database/reporting.js';
 
 /** The write routes whose committed answers count as stock operations, by route template. */
@@ -82,26 +82,25 @@ export class Metrics implements DatabaseMetrics {
 
   constructor(dataSource: DataSource) {
     collectDefaultMetrics({ register: this.registry });
-    const pool = mysqlPool(dataSource);
+    const pool = poolUse(dataSource);
     if (pool) {
       new Gauge({
         name: 'db_pool_connections',
-        help: 'Connections of the database pool, by state (in_use, idle); MySQL/MariaDB only',
+        help: 'Open connections of the database pool, by state (in_use, idle); MySQL/MariaDB only',
         labelNames: ['state'] as const,
         registers: [this.registry],
         collect() {
-          const all = pool._allConnections?.length ?? 0;
-          const idle = pool._freeConnections?.length ?? 0;
-          this.set({ state: 'in_use' }, all - idle);
-          this.set({ state: 'idle' }, idle);
+          this.set({ state: 'in_use' }, pool.inUse);
+          this.set({ state: 'idle' }, pool.idle);
         },
       });
-      new Gauge({
-        name: 'db_pool_waiting',
-        help: 'Requests waiting for a pooled database connection; MySQL/MariaDB only',
+      new Counter({
+        name: 'db_pool_waits_total',
+        help: 'Requests for a pooled database connection that waited, every connection being in use; MySQL/MariaDB only',
         registers: [this.registry],
         collect() {
-          this.set(pool._connectionQueue?.length ?? 0);
+          this.reset();
+          this.inc(pool.waits);
         },
       });
     }
@@ -152,15 +151,4 @@ export class Metrics implements DatabaseMetrics {
     else if (res.getHeader('idempotent-replayed') === 'true') this.replays.inc();
     else if (status < 300 && req.method === 'POST' && STOCK_OPERATIONS[route]) this.operations.inc({ type: STOCK_OPERATIONS[route] });
   };
-}
-
-/** The mysql2 pool under TypeORM's MySQL driver (its counts are the pool's own fields); null on SQLite. */
-interface PoolCounts {
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-}
-function mysqlPool(dataSource: DataSource): PoolCounts | null {
-  if (!isMysql(dataSource)) return null;
-  return ((dataSource.driver as unknown as { pool?: PoolCounts }).pool ?? null) as PoolCounts | null;
 }

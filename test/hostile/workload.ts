@@ -2,7 +2,8 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type { DatabaseTarget } from '../../src/config/config.js';
 import { dataSourceOptions } from '../../src/database/data-source.js';
-import { checkLedger, type LedgerReport } from '../../src/inventory/ledger-check.js';
+import type { LedgerReport } from '../../src/inventory/ledger-check.js';
+import { checkLedger } from '../../src/inventory/ledger-check.module.js';
 import { createTestDatabase, startTestApp, type TestDatabase } from '../app.factory.js';
 import { givenClient, type TestClient } from '../support/auth.js';
 

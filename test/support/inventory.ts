@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { checkLedger } from '../../src/inventory/ledger-check.js';
+import { checkLedger } from '../../src/inventory/ledger-check.module.js';
 import type { TestApp } from '../app.factory.js';
 
 type Body = Record<string, unknown>;
