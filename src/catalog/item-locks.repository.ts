@@ -36,6 +36,14 @@ export class ItemLocksRepository {
     await this.tx.forUpdate(ctx.manager.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo = :partNo', { partNo })).getOne();
   }
 
+  /**
+   * Holds the item row of `partNo` in share mode: other writers that hold it
+   * so go on, one that locks it (a Receive) waits for them, and they for it.
+   */
+  async shareItemRow(ctx: TransactionContext, partNo: number): Promise<void> {
+    await rows(ctx.manager, `SELECT partNo FROM item WHERE partNo = ?${this.tx.shareClause}`, [partNo]);
+  }
+
   /** Locks the item rows of these partNos, ascending (a batch's first lock); `partNos` not empty. */
   async lockItems(ctx: TransactionContext, partNos: number[]): Promise<void> {
     await this.tx.forUpdate(ctx.manager.getRepository(Item).createQueryBuilder('item').select('item.partNo').where('item.partNo IN (:...partNos)', { partNos }).orderBy('item.partNo', 'ASC')).getMany();

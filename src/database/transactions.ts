@@ -206,6 +206,11 @@ export class TransactionRunner implements OnModuleInit, OnApplicationShutdown {
     return this.isMysql ? ' FOR UPDATE' : '';
   }
 
+  /** The clause that ends a hand-written SELECT holding its rows in share mode until the transaction ends (empty on SQLite). */
+  get shareClause(): string {
+    return this.isMysql ? ' LOCK IN SHARE MODE' : '';
+  }
+
   /** Locks the rows a query reads until the transaction ends (SQLite's single writer already excludes the rest). */
   forUpdate<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
     return this.isMysql ? qb.setLock('pessimistic_write') : qb;

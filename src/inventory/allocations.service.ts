@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller.js';
-import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { ValidationFailed } from '../errors.js';
@@ -32,7 +31,6 @@ export class AllocationsService {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly itemKeys: ItemKeyCache,
-    private readonly items: ItemLocksRepository,
     private readonly locks: StockLocksRepository,
     private readonly changes: StockChangesRepository,
     private readonly allocations: AllocationsRepository,
@@ -45,10 +43,10 @@ export class AllocationsService {
     const item = await this.itemKeys.of(dto.itemID);
     if (!item) throw unknownItem(dto.itemID);
     return this.tx.run(async (ctx) => {
-      // The item row first (the lock order): writing the allocation row checks its foreign key to item with a
-      // shared lock on that row, which a Receive, Count or Expect holding the item and waiting for this
-      // stock_level row would otherwise deadlock with.
-      await this.items.lockItemRow(ctx, item.partNo);
+      // The item row first, in share mode (the lock order): writing the allocation row checks its foreign key to
+      // item with a shared lock on that row, which a Receive, Count or Expect holding the item and waiting for
+      // this stock_level row would otherwise deadlock with.
+      await this.locks.holdItem(ctx, item.partNo);
       const level = await this.locks.lockLevel(ctx, item.partNo, dto.wid);
       assertAvailable(availableOf(level), dto.units, { shortId: item.shortID, wid: dto.wid });
       const now = new Date();

@@ -118,6 +118,8 @@ export class InventoryService {
     return this.tx.run(async (ctx) => {
       const now = new Date();
       const of = { shortId: item.shortID, wid: dto.wid };
+      // The item first (the lock order): the part of a lot split off is inserted with a foreign key to it.
+      await this.locks.holdItem(ctx, item.partNo);
       const level = await this.locks.lockLevel(ctx, item.partNo, dto.wid);
       // Against an allocation: what is left on it ships, packed units first (the allocation locked after the row, before the lots).
       const shipment = dto.allocationId === undefined ? null : await this.allocations.shipment(ctx, dto.allocationId, dto.units, item.shortID);
@@ -150,6 +152,7 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (ctx) => {
       const now = new Date();
+      await this.locks.holdItem(ctx, item.partNo, dest);
       const [source, target] = await this.locks.lockLevels(ctx, item.partNo, [dto.wid, dest], dest);
       const candidates = source ? await this.locks.lockLots(ctx, item.partNo, dto.wid, moveFilter(dto), { units: dto.units, budget }) : [];
       const plan = pick(candidates, dto.units, { shortId: item.shortID, wid: dto.wid });
@@ -192,6 +195,7 @@ export class InventoryService {
     const item = await this.itemFor(dto.itemID);
     return this.tx.run(async (ctx) => {
       const now = new Date();
+      await this.locks.holdItem(ctx, item.partNo);
       const { level, lots: candidates } = await this.locks.lockLevelAndLots(ctx, item.partNo, dto.wid, holdFilter(dto, hold), { units: dto.units, budget });
       const of = { shortId: item.shortID, wid: dto.wid };
       const plan = pickOrAll(candidates, dto.units, of);

@@ -17,41 +17,35 @@ import type { LevelFigures } from './stock-changes.js';
 /*
  * The lock order. Every writer of an item's stock takes its locks in this one
  * order (Saleor's select_for_update().order_by("pk")), so writers never
- * oversell and seldom deadlock (a lot split's foreign-key check, below):
+ * oversell and seldom deadlock one another:
  *
- *   1. the item row: Receive, Count, Expect and Allocate, always first (an
- *      INSERT into a table with a foreign key to item, as Allocate's, takes a
- *      shared lock on the item row); any operation
- *      about to create a missing stock_level row (createLevel). Its statements are catalog's
- *      (ItemLocksRepository), but Receive's, which reads stock_level too (lockItemWithTotal).
+ *   1. the item row (ItemLocksRepository), first: locked by Receive, Count,
+ *      Expect, a Batch and the creator of a stock_level row (createLevel);
+ *      held in share mode (`holdItem`) by Allocate, Issue, Move, Hold and
+ *      Release: their inserts (an allocation, the part of a lot split off)
+ *      check the foreign key to it with a shared lock, which, taken after the
+ *      stock_level row, waits for a Receive that holds the item and waits for
+ *      that row: a deadlock.
  *   2. a stock_level row being created.
- *   3. the item's stock_level rows, in ascending warehouse order. Their
- *      figures, read under this lock, decide what may be taken: `available`
- *      (inStock − onHold − committed − packed) for an Allocate, a plain
- *      Issue, a Move out of the warehouse and a Hold.
- *   4. the documents: the allocation or expectation row an operation names,
- *      by id, one per operation (allocations.repository.ts,
- *      expectations.repository.ts). A document belongs to one item and
- *      warehouse, whose stock_level row its writer holds first, so writers of
- *      one document queue on that row.
+ *   3. the item's stock_level rows, ascending warehouse; their figures, read
+ *      under this lock, decide what may be taken: `available` (inStock − onHold
+ *      − committed − packed) for an Allocate, a plain Issue, a Move out, a Hold.
+ *   4. the documents: the allocation or expectation an operation names, by id
+ *      (one per operation); its writers hold its item's stock_level row in its
+ *      warehouse first, so they queue on that row.
  *   5. the lots, oldest first (received, then recNo): Issue, Move, Hold, Count.
- *   6. just before the commit, everything the transaction counted, gathered
- *      (database/counters.ts): the stock_count rows of new stock_level rows
- *      (addStockRow) in scope order, 0 (any warehouse) first; then the
- *      list_count rows of the lots, ledger rows and stock sets written
- *      (countLedgerRows from StockChangesRepository.writeLedger, countNewLevel), in key order.
+ *   6. just before the commit, the counts gathered (database/counters.ts):
+ *      the stock_count rows of new stock_level rows (addStockRow) in scope
+ *      order, 0 (any warehouse) first; then the list_count rows of the lots,
+ *      ledger rows and stock sets written (countLedgerRows, countNewLevel), in key order.
  *
  *   Receive  item, reading the item's total in the same statement → its stock_level row [→ the expectation]
  *   Count    item → its stock_level row → the sum of its lots, then the lots it takes (not held, then held)
- *   Batch    every item named, ascending partNo → their stock_level rows in
- *            the warehouses named, ascending (partNo, wID) → then each
- *            operation in turn, whose own locks are then held already or
- *            (documents, lots, new rows) are guarded by them
- *   Issue    its stock_level row [→ the allocation] → lots, read in chunks as far as needed (Hold and Release the same)
- *   Move     [item → new destination row →] stock_level rows ascending → lots
- *   Allocate its stock_level row (no row: nothing available)
- *   Pack, Cancel, the expiry of an allocation; Ship, Cancel of an expectation
- *            the document's stock_level row → the document, read again under the lock
+ *   Batch    every item named, ascending partNo → their stock_level rows in the warehouses named, ascending (partNo, wID) → each operation
+ *   Issue    item (share) → its stock_level row [→ the allocation] → lots, read in chunks as far as needed (Hold and Release the same)
+ *   Move     item (share; locked when the destination row is new) [→ new destination row] → stock_level rows ascending → lots
+ *   Allocate item (share) → its stock_level row (no row: nothing available)
+ *   Pack, Cancel, expiry of an allocation, Ship, Cancel of an expectation: its stock_level row → the document, read again under the lock
  *   Expect   item → its stock_level row (created if missing)
  *
  * Receives (the only operation that raises an item's total) run one at a time
@@ -106,6 +100,16 @@ export class StockLocksRepository {
     if (!row) return null;
     const total = row.total as string | number | null;
     return { item: toEntity(m, Item, row), total: total === null ? 0n : storedTenThousandths(total), level: row.levelInStock === null || row.levelInStock === undefined ? null : levelFigures(row) };
+  }
+
+  /**
+   * Step 1 of the lock order for Allocate, Issue, Move, Hold and Release: the item row in share mode, or locked when the stock_level
+   * row of `create` is missing (createLevel locks it then; two writers holding it shared would wait for each other). Nothing on SQLite.
+   */
+  async holdItem(ctx: TransactionContext, partNo: number, create?: number): Promise<void> {
+    if (!this.tx.isMysql) return;
+    const missing = create !== undefined && !(await ctx.manager.existsBy(StockLevel, { partNo, wID: create }));
+    await (missing ? this.items.lockItemRow(ctx, partNo) : this.items.shareItemRow(ctx, partNo));
   }
 
   /** The item's units in stock across every warehouse, exactly (as ten-thousandths: stored data may pass the input bound). */

@@ -8,15 +8,18 @@ import { parseDatabaseUrl } from '../../src/config/config.js';
 import type { TestDatabase } from '../app.factory.js';
 import type { TestClient } from '../support/auth.js';
 import { startGaleraCluster, type GaleraCluster } from '../support/galera.js';
+import { metricValue, parseMetrics } from '../support/metrics.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
-import { type Answer, expectExact, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, sleep, statuses, type Target, verify } from '../hostile/workload.js';
+import { type Answer, expectExact, finalAnswer, givenWorkloadDatabase, type LoggedRequest, randomRequest, retryable, send, settle, sleep, statuses, type Target, verify } from '../hostile/workload.js';
 
 /**
  * The service on a real three-node MariaDB Galera cluster on loopback: three
  * instances of the built service, each on a node of its own, as a
  * multi-master deployment runs them. Cross-node contention surfaces as
  * certification failures (1213 at COMMIT), which the service must absorb; the
- * nodes must end equal and exactly what the clients were told; and a node
+ * nodes must end equal and exactly what the clients were told; Allocates on
+ * one node racing plain Issues of the item on another, and Allocates over all
+ * three, never take more than is available on any node; and a node
  * killed mid-burst must cost its own instance only (503, not ready) until it
  * rejoins, with nothing lost or done twice.
  */
@@ -26,6 +29,9 @@ const WIDS = [1, 2];
 const PLENTY = 'GALERA-PLENTY';
 const SCARCE = 'GALERA-SCARCE';
 const KILL_ITEMS = ['GALERA-KILL-A', 'GALERA-KILL-B', 'GALERA-KILL-C'];
+/** Allocated on one node while another issues it; allocated over all three. */
+const CROSSED = 'GALERA-CROSSED';
+const ALLOCATED = 'GALERA-ALLOCATED';
 const INSUFFICIENT = /^Insufficient stock/;
 const CONTENTION = 'The request met concurrent changes and could not be completed; retry it.';
 
@@ -42,11 +48,16 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
 
   const nodeUrl = (i: number) => cluster.url(i, database);
   const target = (i: number): Target => ({ url: services[i].url, token: client.token });
-  const entry = (op: 'Receive' | 'Issue', itemID: string, units: number, wid = 1): LoggedRequest => {
-    const e: LoggedRequest = { key: `galera-${++seq}`, op, body: { itemID, units, wid, reasonCode: op === 'Receive' ? 1 : 2 }, answers: [], lost: 0 };
+  const entry = (op: 'Receive' | 'Issue' | 'Allocate', itemID: string, units: number, wid = 1): LoggedRequest => {
+    const key = `galera-${++seq}`;
+    // An allocation's reference is its request's key: the check of the documents finds it by that.
+    const body = op === 'Allocate' ? { itemID, units, wid, reference: key } : { itemID, units, wid, reasonCode: op === 'Receive' ? 1 : 2 };
+    const e: LoggedRequest = { key, op, body, answers: [], lost: 0 };
     log.push(e);
     return e;
   };
+  /** Sends a write to instance `i` until its answer is final (again after a contention 409 or no answer, as a client would). */
+  const settleAt = (i: number, e: LoggedRequest) => settle(e, () => target(i), () => 200);
 
   /** Stock of every item × warehouse as node `i` holds it, in units. */
   const stockOn = async (i: number): Promise<Record<string, number>> => {
@@ -93,7 +104,7 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
     const formed = Date.now();
     // The test database, its migrations, a client and the items: made in-process on node 1 (the others get them by replication).
     process.env.TEST_MYSQL_URL = cluster.url(0, 'test');
-    ({ db, clients: [client] } = await givenWorkloadDatabase([PLENTY, SCARCE, ...KILL_ITEMS], WIDS));
+    ({ db, clients: [client] } = await givenWorkloadDatabase([PLENTY, SCARCE, ...KILL_ITEMS, CROSSED, ALLOCATED], WIDS));
     database = new URL(db.url).pathname.slice(1);
     // No retry setting: on a Galera node the service takes the budget the deployment guide gives (15 s) by itself.
     // GALERA_TX_RETRY_BUDGET_MS sets one, to try others.
@@ -168,6 +179,79 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
 
     it('serves exactly 200 and refuses the other 100 for insufficient stock, nothing else', () => {
       expect(burst.tally).toEqual({ 200: 200, '409 insufficient': 100 });
+    });
+  });
+
+  describe('stock documents across nodes', () => {
+    /** The figures of an item's stock_level row in warehouse 1 as node `i` holds them, in units, and its open allocations. */
+    const figuresOn = async (i: number, itemID: string) => {
+      const conn = await mysql.createConnection(nodeUrl(i));
+      try {
+        const [rows] = await conn.query(
+          'SELECT s.inStock AS inStock, s.onHold AS onHold, s.committed AS committed, s.packed AS packed,' +
+            " (SELECT COUNT(*) FROM allocation a WHERE a.partNo = s.partNo AND a.wID = s.wID AND a.state = 'open') AS openAllocations" +
+            ' FROM stock_level s JOIN item i ON i.partNo = s.partNo WHERE i.shortID = ? AND s.wID = 1',
+          [itemID],
+        );
+        const [row] = rows as Array<Record<string, string | number>>;
+        const level = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
+        return { ...level, available: level.inStock - level.onHold - level.committed - level.packed };
+      } finally {
+        await conn.end();
+      }
+    };
+    const figuresOnEveryNode = async (itemID: string) => {
+      await cluster.settled();
+      const figures = [];
+      for (let i = 0; i < NODES; i++) figures.push(await figuresOn(i, itemID));
+      expect(figures[1]).toEqual(figures[0]);
+      expect(figures[2]).toEqual(figures[0]);
+      return figures[0];
+    };
+    const final = (e: LoggedRequest) => kind(finalAnswer(e));
+    /** Transactions the instances ran again after a deadlock, which on Galera includes a certification failure at COMMIT. */
+    const certificationRetries = async () => {
+      let n = 0;
+      for (const service of services) n += metricValue(parseMetrics(await (await fetch(`${service.url}/metrics`)).text()), 'db_transaction_retries_total', { cause: 'deadlock' }) ?? 0;
+      return n;
+    };
+
+    it('Allocates sent to node 1 racing plain Issues sent to node 2, on one item: never oversold on any node; committed, inStock and the ledger exact', async () => {
+      const stock = entry('Receive', CROSSED, 100);
+      await settleAt(0, stock);
+      expect(final(stock)).toBe('201');
+      const allocates = Array.from({ length: 60 }, () => entry('Allocate', CROSSED, 2));
+      const issues = Array.from({ length: 60 }, () => entry('Issue', CROSSED, 2));
+      const retriesBefore = await certificationRetries();
+      const started = Date.now();
+      await Promise.all(allocates.flatMap((e, n) => [settleAt(0, e), settleAt(1, issues[n])]));
+      const retried = (await certificationRetries()) - retriesBefore;
+      const tally = statusesOf([...allocates, ...issues].map((e) => finalAnswer(e)!));
+      const allocated = allocates.filter((e) => final(e) === '201').length;
+      const issued = issues.filter((e) => final(e) === '200').length;
+      process.stdout.write(`galera: 60 Allocates on node 1 against 60 Issues on node 2, 2 units each of 100: ${allocated} allocated, ${issued} issued, ${JSON.stringify(tally)} in ${Date.now() - started} ms, ${retried} transactions run again\n`);
+      expect(Object.keys(tally).filter((k) => !['201', '200', '409 insufficient'].includes(k))).toEqual([]);
+      expect(2 * (allocated + issued)).toBeLessThanOrEqual(100);
+      const figures = await figuresOnEveryNode(CROSSED);
+      expect(figures).toEqual({ inStock: 100 - 2 * issued, onHold: 0, committed: 2 * allocated, packed: 0, openAllocations: allocated, available: 100 - 2 * (issued + allocated) });
+      // 240 units asked of 100: what is left is less than one request's 2 units, and never below 0.
+      expect(figures.available).toBeGreaterThanOrEqual(0);
+      expect(figures.available).toBeLessThan(2);
+      await expectNodesExact();
+    });
+
+    it('60 concurrent Allocates of 1 on 40 available, over the three instances: exactly 40, on every node', async () => {
+      const stock = entry('Receive', ALLOCATED, 40);
+      await settleAt(0, stock);
+      expect(final(stock)).toBe('201');
+      const allocates = Array.from({ length: 60 }, () => entry('Allocate', ALLOCATED, 1));
+      const retriesBefore = await certificationRetries();
+      const started = Date.now();
+      await Promise.all(allocates.map((e, n) => settleAt(n % NODES, e)));
+      process.stdout.write(`galera: 60 Allocates of 1 on 40 over three nodes: ${JSON.stringify(statusesOf(allocates.map((e) => finalAnswer(e)!)))} in ${Date.now() - started} ms, ${(await certificationRetries()) - retriesBefore} transactions run again\n`);
+      expect(statusesOf(allocates.map((e) => finalAnswer(e)!))).toEqual({ 201: 40, '409 insufficient': 20 });
+      expect(await figuresOnEveryNode(ALLOCATED)).toEqual({ inStock: 40, onHold: 0, committed: 40, packed: 0, openAllocations: 40, available: 0 });
+      await expectNodesExact();
     });
   });
 
