@@ -288,6 +288,9 @@ async function receiveOnce(conn: Queryable, key: { partNo: number } | { shortIdK
  * (g) POST /Inventory/Issue's transaction, as the service runs it when the
  * oldest lot holds the units (the bench's Issues take 0.0001 of a unit):
  * the item's partNo by its shortID key (not locked); START TRANSACTION; the
+ * item row held in share mode (the lock order: a split's insert into lot
+ * checks its foreign key to the item; held first, it does not deadlock with
+ * a writer that locks the item); the
  * stock_level row and the item's in-stock, not held lots in the warehouse,
  * locked in one statement; the oldest lot with the units either archived
  * whole or split, the part issued becoming an archived lot of its own; the
@@ -308,6 +311,7 @@ const LOT_COPY =
 
 async function issueOnce(conn: Queryable, partNo: number, wid: number, units: number, count: bigint): Promise<[number, object]> {
   await conn.query('START TRANSACTION');
+  await conn.query('SELECT partNo FROM item WHERE partNo = ? LOCK IN SHARE MODE', [partNo]);
   const [found] = (await conn.query(
     'SELECT s.inStock, l.recNo, l.units, l.spot, l.received FROM stock_level s LEFT JOIN lot l ON l.partNo = s.partNo AND l.wID = s.wID AND l.active = 1 AND l.hold = 0 WHERE s.partNo = ? AND s.wID = ? FOR UPDATE',
     [partNo, wid],
