@@ -351,9 +351,9 @@ async function issueOnce(conn: Queryable, partNo: number, wid: number, units: nu
 /**
  * (h) POST /Inventory/Allocate's transaction, the statements the service's
  * AllocationsService.allocate sends, one per step, in its lock order, without
- * its event (as (d) has none): START TRANSACTION; the item row locked (the
- * service locks it by partNo, its keys cached; here the lock reads it by its
- * shortID key, one statement either way); the stock_level row locked, its
+ * its event (as (d) has none): START TRANSACTION; the item row held in share
+ * mode (the service holds it by partNo, its keys cached; here the read finds
+ * it by its shortID key, one statement either way); the stock_level row locked, its
  * figures read; `available` (inStock − onHold − committed − packed) checked
  * here, exactly; the allocation inserted; `committed` raised on the row;
  * COMMIT. 409 when fewer units are available (or the row is missing).
@@ -368,7 +368,7 @@ async function allocate(pool: mysql.Pool, raw: string): Promise<[number, object]
 
 async function allocateOnce(conn: Queryable, shortIdKey: string, wid: number, units: number, count: bigint, reference: string): Promise<[number, object]> {
   await conn.query('START TRANSACTION');
-  const [items] = (await conn.query('SELECT partNo, shortID FROM item WHERE shortIdKey = ? FOR UPDATE', [shortIdKey])) as [Array<{ partNo: number; shortID: string }>, unknown];
+  const [items] = (await conn.query('SELECT partNo, shortID FROM item WHERE shortIdKey = ? LOCK IN SHARE MODE', [shortIdKey])) as [Array<{ partNo: number; shortID: string }>, unknown];
   const item = items[0];
   if (!item) {
     await conn.query('ROLLBACK');
