@@ -10,7 +10,7 @@ import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
 import { eventsAfter, type FedEvent, lastSeq } from './support/events.js';
 import { receive } from './support/inventory.js';
-import { cli, type Receiver, type Received, sleep, startReceiver, until } from './support/webhooks.js';
+import { cli, cliAsync, type Receiver, type Received, sleep, startReceiver, until } from './support/webhooks.js';
 
 /** Webhooks (EXTENSIONS "Events"): subscriptions by the admin CLI, signed deliveries by the relay of the running service. */
 describe(`Webhooks (${testDatabaseKind()})`, () => {
@@ -184,7 +184,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     await until(() => r1.received.length === 1 && r2.received.length === 1);
 
     await t.app.get(AdminService).setDisabled(other.clientId, true);
-    expect(cli(t.database.url, ['webhook:delete', '--id', String(gone.id)]).json()).toEqual({ id: gone.id, deleted: true });
+    expect((await cliAsync(t.database.url, ['webhook:delete', '--id', String(gone.id)])).json()).toEqual({ id: gone.id, deleted: true });
     await sleep(1200); // ACCOUNT_CACHE_SECONDS=1
     await givenItem(t, admin.bearer);
     await sleep(2500);
@@ -234,7 +234,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     }
   });
 
-  it('webhook:list shows the subscriptions, never their secrets', () => {
+  it('webhook:list shows the subscriptions, never their secrets', async () => {
     const sub = subscribe(admin.clientId, 'http://127.0.0.1:9/x', 'stock.*,item.created');
     const all = cli(t.database.url, ['webhook:list']);
     expect(all.status).toBe(0);
@@ -243,7 +243,7 @@ describe(`Webhooks (${testDatabaseKind()})`, () => {
     const mine = cli(t.database.url, ['webhook:list', '--client-id', admin.clientId]).json() as { webhooks: Array<Record<string, unknown>> };
     expect(mine.webhooks).toContainEqual({ id: sub.id, clientId: admin.clientId, url: 'http://127.0.0.1:9/x', types: ['stock.*', 'item.created'], created: expect.any(String) });
     expect(cli(t.database.url, ['webhook:list', '--client-id', 'nobody']).json()).toEqual({ webhooks: [] });
-    expect(cli(t.database.url, ['webhook:delete', '--id', String(sub.id)]).status).toBe(0);
+    expect((await cliAsync(t.database.url, ['webhook:delete', '--id', String(sub.id)])).status).toBe(0);
   });
 
   describe('refuses bad arguments with an error: line on stderr and a non-zero exit, creating nothing', () => {

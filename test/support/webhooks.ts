@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -63,6 +63,30 @@ export function cli(databaseUrl: string, args: string[], env: Record<string, str
     }
   };
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+/**
+ * The admin CLI as `cli` runs it, without blocking this process: for a
+ * command that writes rows the test's own service may be holding in a
+ * transaction at that moment (a relay recording its deliveries, say).
+ * `cli` (spawnSync) stops this process's event loop until the command ends,
+ * so such a transaction could never commit and the command would wait for
+ * its lock until it timed out.
+ */
+export function cliAsync(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<ReturnType<typeof cli>> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['dist/src/cli.js', ...args], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env }, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      const json = () => {
+        try {
+          return JSON.parse(stdout) as Record<string, unknown>;
+        } catch {
+          throw new Error(`${args[0]} answered no JSON: status ${status}, signal ${error?.signal ?? null}, stdout ${JSON.stringify(stdout)}, stderr ${JSON.stringify(stderr)}`);
+        }
+      };
+      resolve({ status, stdout, stderr, json });
+    });
+  });
 }
 
 /** A receiver on loopback that accepts every connection and request and never answers (a hung endpoint). */
