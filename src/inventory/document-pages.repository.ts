@@ -18,7 +18,7 @@ export interface DocumentListFilter {
  * A page of allocations or expectations, every statement on the one manager
  * ListReads gives (the replica's or the primary's): the item filter's partNo
  * first (an unknown item lists nothing), then the page of the document's
- * repository with its total (a COUNT over the filter's index), then its
+ * repository with its total (documentTotal: counters, or a COUNT over the filter's index), then its
  * items' shortIDs. A cursor belongs to its list, scope and filters.
  */
 @Injectable()
