@@ -355,7 +355,8 @@ async function issueOnce(conn: Queryable, partNo: number, wid: number, units: nu
  * mode (the service holds it by partNo, its keys cached; here the read finds
  * it by its shortID key, one statement either way); the stock_level row locked, its
  * figures read; `available` (inStock − onHold − committed − packed) checked
- * here, exactly; the allocation inserted; `committed` raised on the row;
+ * here, exactly; the allocation inserted; `committed` raised on the row; the
+ * warehouse's allocation counter in list_count, as the service counts it;
  * COMMIT. 409 when fewer units are available (or the row is missing).
  * Retried on deadlock and lock wait timeout like the service's TransactionRunner.
  */
@@ -391,6 +392,7 @@ async function allocateOnce(conn: Queryable, shortIdKey: string, wid: number, un
     [item.partNo, wid, reference, units, now, now],
   )) as [mysql.ResultSetHeader, unknown];
   await conn.query('UPDATE stock_level SET committed = committed + ?, modified = ? WHERE partNo = ? AND wID = ?', [units, now, item.partNo, wid]);
+  await conn.query('INSERT INTO list_count (list, scope, slot, n) VALUES (?, ?, ?, 1) ON DUPLICATE KEY UPDATE n = n + VALUES(n)', ['allocations', String(wid), randomInt(COUNTER_SLOTS)]);
   await conn.query('COMMIT');
   const at = now.toISOString();
   const allocation = { id: inserted.insertId, itemID: item.shortID, partNo: item.partNo, wid, reference, units, packed: 0, shipped: 0, state: 'open', expiresAt: null, created: at, modified: at };

@@ -134,10 +134,10 @@ export async function seed(url: string, lots: number, log: (m: string) => void, 
   await db.query('DELETE FROM stock_count');
   await db.query('INSERT INTO stock_count (scope, items) SELECT 0, COUNT(DISTINCT partNo) FROM stock_level');
   await db.query('INSERT INTO stock_count (scope, items) SELECT wID, COUNT(*) FROM stock_level GROUP BY wID');
-  // The service's list counters, recomputed from the rows written around it.
-  for (const statement of new ListCountersRepository().fillStatements('mysql')) await db.query(statement);
   const allocations = options.allocations ?? 0;
   if (allocations > 0) await seedAllocations(db, allocations, now, log);
+  // The service's list counters (the allocations' among them), recomputed from the rows written around it.
+  for (const statement of new ListCountersRepository().fillStatements('mysql')) await db.query(statement);
   await db.query('ANALYZE TABLE item, lot, stock_level, stock_count, list_count, ledger_entry, allocation');
   log(`seeded ledger and stock levels; ${Date.now() - started} ms in all`);
   await settle(db, log);
@@ -154,10 +154,11 @@ export async function seed(url: string, lots: number, log: (m: string) => void, 
  * 1 allocation for every 10 lots: every item once, warehouses 1, 2, 3 in
  * turn); reference `SO-<k>`, no expiry. Then each row's `committed` is set
  * to what its open allocations leave (units − shipped − packed), as an
- * Allocate raises it, and its `modified` to theirs. An Allocate writes only
- * the allocation row, its stock_level row and its event: allocations have
- * no list counter (a page counts them) and make no stock_level row, so
- * list_count and stock_count stay as they are and `ledger:check` holds.
+ * Allocate raises it, and its `modified` to theirs. An Allocate writes the
+ * allocation row, its stock_level row, its event and its warehouse's
+ * allocation counter, and makes no stock_level row: the seed's fill of the
+ * list counters, which runs after, counts the allocations, stock_count stays
+ * as it is, and `ledger:check` holds.
  * More allocations than such rows: an error (one unit on each is what the
  * other scenarios leave room for).
  */

@@ -54,14 +54,18 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
   });
 
   it('fails, naming the list and scope, when a list counter disagrees with a COUNT of its list', async () => {
-    // One slot row more, for each kind of counter: lots of warehouse 2, active items, receives into 1, items stocked in 1 and 2.
-    const tampered = [['lots', '2'], ['items', 'active'], ['ledger', '0>1'], ['stock', '1,2']];
+    // One slot row more, for each kind of counter: lots of warehouse 2, active items, receives into 1, items stocked in 1 and 2,
+    // the allocations and expectations of warehouse 1; and a counter of documents in warehouse 2, which has none.
+    const tampered = [['lots', '2'], ['items', 'active'], ['ledger', '0>1'], ['stock', '1,2'], ['allocations', '1'], ['expectations', '1'], ['expectations', '2']];
     for (const [list, scope] of tampered) await t.dataSource.query('INSERT INTO list_count (list, scope, slot, n) VALUES (?, ?, 99, 1)', [list, scope]);
     const { status, report } = check();
     expect(status).toBe(1);
     expect(report.mismatches).toEqual([]);
     expect(report.countMismatches).toEqual([]);
     expect(report.listCountMismatches).toEqual([
+      { list: 'allocations', scope: '1', stored: 2, actual: 1 },
+      { list: 'expectations', scope: '1', stored: 2, actual: 1 },
+      { list: 'expectations', scope: '2', stored: 1, actual: 0 },
       { list: 'items', scope: 'active', stored: 2, actual: 1 },
       { list: 'ledger', scope: '0>1', stored: 3, actual: 2 },
       { list: 'lots', scope: '2', stored: 2, actual: 1 },

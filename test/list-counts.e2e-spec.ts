@@ -2,18 +2,22 @@ import { tracingChannel } from 'node:diagnostics_channel';
 import request from 'supertest';
 import { Item } from '../src/catalog/catalog.entities.js';
 import { countsTotal } from '../src/database/counters.js';
+import { AllocationExpiry } from '../src/inventory/allocation-expiry.js';
 import { MAX_PAGE_SIZE, paginate } from '../src/pagination/page.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
-import { expectLedgerConsistent, givenStock, issue, move, receive } from './support/inventory.js';
+import { allocate, cancelAllocation, cancelExpectation, DAY_MS, expectUnits, fromNow, givenAllocation, givenExpectation, pack, shipExpectation, uniqueReference } from './support/documents.js';
+import { batch, expectLedgerConsistent, givenStock, issue, move, receive } from './support/inventory.js';
 
 /**
  * Every list's totalCount comes from counters kept by the writes, not from
  * counting rows: after receives, issues and moves within and across
  * warehouses (lots split, moved whole, archived), items created, discontinued
- * and reactivated, sequentially and concurrently, each total equals the rows
- * its list really walks, for a scope of one warehouse, some and all of them.
+ * and reactivated, allocations and expectations made (alone and in a Batch),
+ * packed, shipped, received against, expired and cancelled, sequentially and
+ * concurrently, each total equals the rows its list really walks, for a scope
+ * of one warehouse, some and all of them.
  */
 describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
   let t: TestApp;
@@ -44,12 +48,14 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
       }
     }
   };
-  const LISTS = ['/api/v1/Item', '/api/v1/Item/All', '/api/v1/Inventory', '/api/v1/Inventory/StockLevels', '/api/v1/Inventory/Transactions'];
+  const DOCUMENTS = ['/api/v1/Inventory/Allocations', '/api/v1/Inventory/Expectations'];
+  const LISTS = ['/api/v1/Item', '/api/v1/Item/All', '/api/v1/Inventory', '/api/v1/Inventory/StockLevels', '/api/v1/Inventory/Transactions', ...DOCUMENTS];
   const expectExactTotals = async () => {
     for (const who of [all, some, one]) for (const path of LISTS) await walked(who, path);
     for (const wid of [1, 2, 3]) {
       await walked(all, `/api/v1/Inventory/${wid}`);
       await walked(all, `/api/v1/Inventory/StockLevels/${wid}`);
+      for (const path of DOCUMENTS) await walked(all, `${path}/${wid}`);
     }
     await expectLedgerConsistent(t);
   };
@@ -91,7 +97,61 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
     await expectExactTotals();
   });
 
-  it('stays exact under concurrent receives, issues and moves over the same items and warehouses, from two instances', async () => {
+  it('counts allocations and expectations in every state: made alone and in a Batch, packed, shipped, received against, expired, cancelled; refused ones not at all', async () => {
+    const itemID = await newItem();
+    for (const wid of [1, 2, 3]) await givenStock(t, all.bearer, { itemID, units: 20, wid });
+    const total = async (path: string, who = all) => (await request(t.http).get(path).set('Authorization', who.bearer).expect(200)).body.totalCount as number;
+    const before = { allocations: await total(DOCUMENTS[0]), expectations: await total(DOCUMENTS[1]), inOne: await total(DOCUMENTS[0], one) };
+    const a = await givenAllocation(t, all.bearer, { itemID, units: 2, wid: 1 });
+    const due = await givenAllocation(t, all.bearer, { itemID, units: 1, wid: 2, expiresAt: fromNow(1000) });
+    const cancelled = await givenAllocation(t, all.bearer, { itemID, units: 1, wid: 3 });
+    const e = await givenExpectation(t, all.bearer, { itemID, units: 5, wid: 1 });
+    const shipped = await givenExpectation(t, all.bearer, { itemID, units: 3, wid: 3 });
+    const gone = await givenExpectation(t, all.bearer, { itemID, units: 1, wid: 2 });
+    // A Batch's allocate and expect count as the endpoints do, in one transaction with its other operations.
+    const batched = await batch(t, all.bearer, [
+      { op: 'allocate', itemID, wid: 2, units: 1, reference: uniqueReference() },
+      { op: 'expect', itemID, wid: 3, units: 2, reference: uniqueReference('PO') },
+      { op: 'allocate', itemID, wid: 3, units: 1, reference: uniqueReference() },
+    ]);
+    expect(batched.status).toBe(200);
+    await expectExactTotals();
+    // Changes of state change no count: the lists show every state.
+    await pack(t, all.bearer, a.id, { units: 1 }).expect(200);
+    expect((await issue(t, all.bearer, { itemID, units: 1, wid: 1, allocationId: a.id })).status).toBe(200);
+    await cancelAllocation(t, all.bearer, cancelled.id).expect(200);
+    // Expired here, or by the instance's own look if it came first.
+    await t.app.get(AllocationExpiry).expireDue(new Date(Date.now() + DAY_MS));
+    await shipExpectation(t, all.bearer, shipped.id).expect(200);
+    expect((await receive(t, all.bearer, { itemID, units: 5, wid: 1, expectationId: e.id })).status).toBe(201);
+    await cancelExpectation(t, all.bearer, gone.id).expect(200);
+    // Refused: nothing made, nothing counted (too many units; a Batch whose last operation fails rolls its allocate and expect back).
+    expect((await allocate(t, all.bearer, { itemID, units: 1000, wid: 1, reference: uniqueReference() })).status).toBe(409);
+    const refused = await batch(t, all.bearer, [
+      { op: 'allocate', itemID, wid: 1, units: 1, reference: uniqueReference() },
+      { op: 'expect', itemID, wid: 1, units: 1, reference: uniqueReference('PO') },
+      { op: 'cancelAllocation', allocationId: cancelled.id },
+    ]);
+    expect(refused.status).toBe(409);
+    expect((await expectUnits(t, all.bearer, { itemID, units: 1, wid: 1 })).status).toBe(400);
+    expect({ allocations: await total(DOCUMENTS[0]), expectations: await total(DOCUMENTS[1]), inOne: await total(DOCUMENTS[0], one) }).toEqual({
+      allocations: before.allocations + 5,
+      expectations: before.expectations + 4,
+      inOne: before.inOne + 2,
+    });
+    expect(await total(`${DOCUMENTS[0]}/2`)).toBeGreaterThanOrEqual(2);
+    // The expired one is listed (cancelled), as every state is.
+    expect((await request(t.http).get(`/api/v1/Inventory/Allocation/${due.id}`).set('Authorization', all.bearer).expect(200)).body.state).toBe('cancelled');
+    await expectExactTotals();
+    // A filter is counted on its index, exactly.
+    for (const path of DOCUMENTS) {
+      for (const filter of [`itemID=${itemID}`, 'state=open', 'state=cancelled', 'state=done', `modifiedSince=${new Date(Date.now() - 3600_000).toISOString()}`]) {
+        for (const who of [all, some, one]) await walked(who, `${path}?${filter}`);
+      }
+    }
+  });
+
+  it('stays exact under concurrent receives, issues, moves, allocates and expects over the same items and warehouses, from two instances', async () => {
     const other = await startTestApp({ database: t.database });
     try {
       const items = [await newItem(), await newItem(), await newItem()];
@@ -106,6 +166,8 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
         ops.push(issue(on, all.bearer, { itemID, units: 0.5 + (i % 3), wid }));
         ops.push(move(on, all.bearer, { itemID, units: 1.5, wid, shipToWid: to }));
         ops.push(move(on, all.bearer, { itemID, units: 2, wid, toSpot: `S${i % 5}` }));
+        if (i % 4 === 1) ops.push(allocate(on, all.bearer, { itemID, units: 0.5, wid, reference: uniqueReference() }));
+        if (i % 4 === 3) ops.push(expectUnits(on, all.bearer, { itemID, units: 2, wid: to, reference: uniqueReference('PO') }));
         if (i % 8 === 0) ops.push(request(on.http).post('/api/v1/Item').set('Authorization', all.bearer).send({ shortID: `CONC-${i}` }));
         // Discontinued while (or before) it is created: a 404 or a 200, counted once either way.
         if (i % 8 === 4) ops.push(request(on.http).delete(`/api/v1/Item/CONC-${i - 4}`).set('Authorization', all.bearer));
@@ -122,14 +184,18 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
 
   it('reads a page\'s total from the counters, one statement per query, and answers a page past the end empty, with the total', async () => {
     const item = await givenItem(t, all.bearer);
-    await givenStock(t, all.bearer, { itemID: item.shortID, units: 1 });
+    await givenStock(t, all.bearer, { itemID: item.shortID, units: 4 });
+    for (let i = 0; i < 2; i++) {
+      await givenAllocation(t, all.bearer, { itemID: item.shortID, units: 1 });
+      await givenExpectation(t, all.bearer, { itemID: item.shortID, units: 1 });
+    }
     const sent: string[] = [];
     const channel = tracingChannel<object, { query: string }>('mysql2:query');
     const listen = { start: (context: { query: string }) => void sent.push(context.query) };
     if (testDatabaseKind() === 'mysql') channel.subscribe(listen as never);
     const pages: Record<string, request.Response> = {};
     try {
-      for (const path of ['/api/v1/Inventory', '/api/v1/Item', '/api/v1/Inventory/Transactions']) {
+      for (const path of ['/api/v1/Inventory', '/api/v1/Item', '/api/v1/Inventory/Transactions', ...DOCUMENTS]) {
         pages[path] = await request(t.http).get(`${path}?pageSize=2`).set('Authorization', all.bearer).expect(200);
         const total = pages[path].body.totalCount;
         const past = await request(t.http).get(`${path}?pageSize=2&page=${Math.ceil(total / 2) + 1}`).set('Authorization', all.bearer).expect(200);
@@ -142,7 +208,7 @@ describe(`list totals kept by the writes (${testDatabaseKind()})`, () => {
     if (testDatabaseKind() !== 'mysql') return;
     const counters = sent.filter((q) => q.includes('FROM list_count'));
     // Two pages of each list, each total read once, in a query of its own.
-    expect(counters.length).toBe(6);
+    expect(counters.length).toBe(10);
     for (const q of counters) expect(q).toMatch(/^SELECT scope, SUM\(n\) AS n FROM list_count WHERE [^;]*$/);
   });
 

@@ -84,6 +84,13 @@ describe(`migrations on ${kind}`, () => {
           // The data-rewriting migrations ran on real rows: the look-alike's key refolded, the counters filled.
           expect(await ds.query("SELECT shortIdKey AS k FROM item WHERE shortID = 'ＡＢＣ-2'")).toEqual([{ k: 'abc-2' }]);
           expect((await ds.query("SELECT n FROM list_count WHERE list = 'items' AND scope = 'all'")).length).toBeGreaterThan(0);
+          // The documents of the step that made their tables (one of each in its own warehouse), counted by DocumentCounters.
+          const made = MIGRATIONS.findIndex((m) => new m().name === 'StockDocuments1763810000000') + 1;
+          const documents = await ds.query("SELECT list, scope, SUM(n) AS n FROM list_count WHERE list IN ('allocations', 'expectations') GROUP BY list, scope ORDER BY list, scope");
+          expect(documents.map((r: Record<string, unknown>) => [r.list, r.scope, Number(r.n)])).toEqual([
+            ['allocations', String(made), 1],
+            ['expectations', String(made), 1],
+          ]);
           expect(await schemaOf(ds)).toEqual(expected);
         }
       } finally {

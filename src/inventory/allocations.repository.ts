@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { columnList, columnValue, insertRows, rows, toEntity, updateStatement } from '../database/statements.js';
+import type { TotalStatement } from '../database/total-statement.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { Allocation, type DocumentState } from './documents.entities.js';
+import { countNewDocument, type DocumentList, documentTotalStatement } from './list-counts.js';
 
 /** How an allocation page sorts and pages. */
 export const ALLOCATION_PAGES: PageSpec = {
@@ -26,6 +28,16 @@ export interface DocumentFilter {
 /** A repository of a document that pages (AllocationsRepository, ExpectationsRepository), as DocumentQueries pages either. */
 export interface DocumentPages<D> {
   page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQuery, list: ListPaging): Promise<Page<D>>;
+}
+
+/**
+ * The total of a page of documents: its list's counters of these warehouses
+ * (list-counts.ts) unless a filter narrows the list (item, reference, state,
+ * modifiedSince); then none, and paginate counts the filter's index range.
+ */
+export function documentTotal(list: DocumentList, wids: number[], filter: DocumentFilter, query: PageQuery): TotalStatement | undefined {
+  const narrowed = filter.partNo !== undefined || filter.reference !== undefined || filter.state !== undefined || query.modifiedSince !== undefined;
+  return narrowed ? undefined : documentTotalStatement(list, wids);
 }
 
 /** An allocation with its item's shortID, read without a lock. */
@@ -64,9 +76,11 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
     return row ? toEntity(m, Allocation, row) : null;
   }
 
-  /** A new allocation; its id. */
-  insert(ctx: TransactionContext, values: Omit<Allocation, 'id'>): Promise<number> {
-    return insertRows(ctx.manager, Allocation, [values]);
+  /** A new allocation, counted in its warehouse's counter with the commit; its id. */
+  async insert(ctx: TransactionContext, values: Omit<Allocation, 'id'>): Promise<number> {
+    const id = await insertRows(ctx.manager, Allocation, [values]);
+    countNewDocument(ctx, 'allocations', values.wID);
+    return id;
   }
 
   /** Writes a locked allocation's figures and state, with the commit. */
@@ -75,13 +89,13 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
     ctx.later(updateStatement(ctx.manager, Allocation, { units, packed, shipped, state, modified }, 'id', [a.id]));
   }
 
-  /** A page of the allocations in these warehouses, filtered; its total a COUNT over the filter's index. */
+  /** A page of the allocations in these warehouses, filtered; its total from the counters, or a COUNT over the filter's index (documentTotal). */
   page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQuery, list: ListPaging): Promise<Page<Allocation>> {
     const qb = m.createQueryBuilder(Allocation, 'a').where('a.wID IN (:...wids)', { wids });
     if (filter.partNo !== undefined) qb.andWhere('a.partNo = :partNo', { partNo: filter.partNo });
     if (filter.reference !== undefined) qb.andWhere('a.reference = :reference', { reference: filter.reference });
     if (filter.state !== undefined) qb.andWhere('a.state = :state', { state: filter.state });
-    return paginate(m, qb, query, ALLOCATION_PAGES, list);
+    return paginate(m, qb, query, ALLOCATION_PAGES, { ...list, total: documentTotal('allocations', wids, filter, query) });
   }
 
   /**

@@ -18,8 +18,9 @@ export interface DocumentListFilter {
  * A page of allocations or expectations, started by WarehouseLists
  * (warehouse-lists.ts: where it is read, the item filter, a list that can
  * hold nothing, its cursors, which also hold the reference and state
- * filters), then the page of the document's repository with its total (a
- * COUNT over the filter's index), then its items' shortIDs.
+ * filters), then the page of the document's repository with its total
+ * (documentTotal: the list counters, or a COUNT over the filter's index when
+ * a filter narrows the list), then its items' shortIDs.
  */
 @Injectable()
 export class DocumentPagesRepository {

@@ -15,8 +15,9 @@ import { documentId, DocumentNotFound } from './stock-documents.js';
  * GET /Inventory/Allocations[/<wid>], /Inventory/Allocation/<id> and the
  * same of expectations: always within the caller's warehouses (the list's
  * scope comes from InventoryQueries.scope, as for lots). A page is read
- * where ListReads sends it (DocumentPagesRepository); its total is a COUNT
- * over the index of its filter (documents.entities.ts). One document is a
+ * where ListReads sends it (DocumentPagesRepository); its total is read from
+ * the documents' counters per warehouse (list-counts.ts), or, when a filter
+ * narrows the list, a COUNT over the index of its filter. One document is a
  * point read of the primary.
  */
 @Injectable()

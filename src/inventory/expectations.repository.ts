@@ -5,8 +5,9 @@ import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { type ListPaging, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
-import type { DocumentFilter, DocumentPages } from './allocations.repository.js';
+import { type DocumentFilter, type DocumentPages, documentTotal } from './allocations.repository.js';
 import { Expectation } from './documents.entities.js';
+import { countNewDocument } from './list-counts.js';
 
 /** How an expectation page sorts and pages. */
 export const EXPECTATION_PAGES: PageSpec = {
@@ -50,9 +51,11 @@ export class ExpectationsRepository implements DocumentPages<Expectation> {
     return row ? toEntity(m, Expectation, row) : null;
   }
 
-  /** A new expectation; its id. */
-  insert(ctx: TransactionContext, values: Omit<Expectation, 'id'>): Promise<number> {
-    return insertRows(ctx.manager, Expectation, [values]);
+  /** A new expectation, counted in its warehouse's counter with the commit; its id. */
+  async insert(ctx: TransactionContext, values: Omit<Expectation, 'id'>): Promise<number> {
+    const id = await insertRows(ctx.manager, Expectation, [values]);
+    countNewDocument(ctx, 'expectations', values.wID);
+    return id;
   }
 
   /** Writes a locked expectation's figures, stage and state, with the commit. */
@@ -61,12 +64,12 @@ export class ExpectationsRepository implements DocumentPages<Expectation> {
     ctx.later(updateStatement(ctx.manager, Expectation, { received, stage, state, modified }, 'id', [e.id]));
   }
 
-  /** A page of the expectations in these warehouses, filtered; its total a COUNT over the filter's index. */
+  /** A page of the expectations in these warehouses, filtered; its total from the counters, or a COUNT over the filter's index (documentTotal). */
   page(m: EntityManager, wids: number[], filter: DocumentFilter, query: PageQuery, list: ListPaging): Promise<Page<Expectation>> {
     const qb = m.createQueryBuilder(Expectation, 'e').where('e.wID IN (:...wids)', { wids });
     if (filter.partNo !== undefined) qb.andWhere('e.partNo = :partNo', { partNo: filter.partNo });
     if (filter.reference !== undefined) qb.andWhere('e.reference = :reference', { reference: filter.reference });
     if (filter.state !== undefined) qb.andWhere('e.state = :state', { state: filter.state });
-    return paginate(m, qb, query, EXPECTATION_PAGES, list);
+    return paginate(m, qb, query, EXPECTATION_PAGES, { ...list, total: documentTotal('expectations', wids, filter, query) });
   }
 }

@@ -45,10 +45,12 @@ export interface LedgerCheckRows {
   expectations: DocumentSum[];
   /** stock_count: items per scope (0: any warehouse). */
   stockCounts: Array<{ scope: number; items: number }>;
-  /** What the list counters count: lots per warehouse, items (all, active), ledger rows per pair of warehouses. */
+  /** What the list counters count: lots per warehouse, items (all, active), ledger rows per pair of warehouses, documents per warehouse. */
   lotCounts: Array<{ wID: number; n: number }>;
   items: { total: number; active: number } | undefined;
   ledgerPairs: Array<{ fromWid: number | null; toWid: number | null; n: number }>;
+  /** Allocations and expectations per warehouse, every state (`list`: 'allocations' or 'expectations'). */
+  documentCounts: Array<{ list: string; wID: number; n: number }>;
   /** The list counters as stored: their slots summed. */
   listCounts: Array<{ list: string; scope: string; n: number }>;
 }
@@ -82,8 +84,11 @@ export class LedgerCheckRepository {
       const lotCounts: LedgerCheckRows['lotCounts'] = await q.query('SELECT wID, COUNT(*) AS n FROM lot GROUP BY wID');
       const [items]: Array<LedgerCheckRows['items']> = await q.query('SELECT COUNT(*) AS total, SUM(CASE WHEN discontinued = 0 THEN 1 ELSE 0 END) AS active FROM item');
       const ledgerPairs: LedgerCheckRows['ledgerPairs'] = await q.query('SELECT fromWid, toWid, COUNT(*) AS n FROM ledger_entry GROUP BY fromWid, toWid');
+      const documentCounts: LedgerCheckRows['documentCounts'] = await q.query(
+        "SELECT 'allocations' AS list, wID, COUNT(*) AS n FROM allocation GROUP BY wID UNION ALL SELECT 'expectations' AS list, wID, COUNT(*) AS n FROM expectation GROUP BY wID",
+      );
       const listCounts: LedgerCheckRows['listCounts'] = await q.query('SELECT list, scope, SUM(n) AS n FROM list_count GROUP BY list, scope');
-      return { ins, outs, lots, levels, allocations, expectations, stockCounts, lotCounts, items, ledgerPairs, listCounts };
+      return { ins, outs, lots, levels, allocations, expectations, stockCounts, lotCounts, items, ledgerPairs, documentCounts, listCounts };
     });
   }
 }

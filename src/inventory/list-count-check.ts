@@ -1,5 +1,5 @@
 import type { LedgerCheckRows } from './ledger-check.repository.js';
-import { ledgerScope, lotScope, stockScope } from './list-counts.js';
+import { documentScope, ledgerScope, lotScope, stockScope } from './list-counts.js';
 
 /** A list counter (list_count) that disagrees with the rows it counts. */
 export interface ListCountMismatch {
@@ -13,10 +13,14 @@ export interface ListCountMismatch {
  * Every list counter against a real COUNT of what its list shows: lots per
  * warehouse, items (all, active), ledger rows per pair of warehouses, items
  * per set of stock-level warehouses (from `levels`, the stock_level rows the
- * ledger check has read). From the counts and counters the ledger check read
- * in its snapshot (LedgerCheckRepository).
+ * ledger check has read), allocations and expectations per warehouse. From
+ * the counts and counters the ledger check read in its snapshot
+ * (LedgerCheckRepository).
  */
-export function listCountMismatches(rows: Pick<LedgerCheckRows, 'lotCounts' | 'items' | 'ledgerPairs' | 'listCounts'>, levels: Array<{ partNo: number; wID: number }>): ListCountMismatch[] {
+export function listCountMismatches(
+  rows: Pick<LedgerCheckRows, 'lotCounts' | 'items' | 'ledgerPairs' | 'documentCounts' | 'listCounts'>,
+  levels: Array<{ partNo: number; wID: number }>,
+): ListCountMismatch[] {
   const actual = new Map<string, { list: string; scope: string; n: number }>();
   const add = (list: string, scope: string, n: number) => {
     const key = `${list}\n${scope}`;
@@ -31,6 +35,7 @@ export function listCountMismatches(rows: Pick<LedgerCheckRows, 'lotCounts' | 'i
   for (const r of rows.ledgerPairs) {
     add('ledger', ledgerScope(r.fromWid === null ? null : Number(r.fromWid), r.toWid === null ? null : Number(r.toWid)), Number(r.n));
   }
+  for (const r of rows.documentCounts) add(String(r.list), documentScope(Number(r.wID)), Number(r.n));
   const sets = new Map<number, number[]>();
   for (const l of levels) sets.set(Number(l.partNo), [...(sets.get(Number(l.partNo)) ?? []), Number(l.wID)]);
   for (const wids of sets.values()) add('stock', stockScope(wids), 1);

@@ -6,7 +6,8 @@ import { MAX_SCOPE } from './list-counts.js';
  * list-counts.ts) from the rows, into slot 0: for data written around the
  * service (the benchmark's seed, the query-plan checks), which run them on
  * their own connections. Migration ListCounters keeps its own copy of these
- * statements, as they were when it was written.
+ * statements, as they were when it was written, and migration
+ * DocumentCounters those of the documents' counters.
  */
 @Injectable()
 export class ListCountersRepository {
@@ -25,6 +26,8 @@ export class ListCountersRepository {
         'GROUP BY COALESCE(fromWid, 0), COALESCE(toWid, 0)',
       `${insert} SELECT 'stock', CASE WHEN LENGTH(s) > ${MAX_SCOPE} THEN '*' ELSE s END, 0, COUNT(*) ` +
         `FROM (SELECT ${wids} AS s FROM stock_level GROUP BY partNo) AS sets GROUP BY CASE WHEN LENGTH(s) > ${MAX_SCOPE} THEN '*' ELSE s END`,
+      `${insert} SELECT 'allocations', ${text('wID')}, 0, COUNT(*) FROM allocation GROUP BY wID`,
+      `${insert} SELECT 'expectations', ${text('wID')}, 0, COUNT(*) FROM expectation GROUP BY wID`,
     ];
   }
 }

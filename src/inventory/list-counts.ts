@@ -7,23 +7,27 @@ import type { TotalStatement } from '../database/total-statement.js';
  * the transactions that change the rows, so that no page counts rows. One
  * counter is (list, scope); its value is the sum of its slot rows.
  *
- *   list    scope                              counts
- *   lots    "<wID>"                            lots of a warehouse, archived included (what GET /Inventory lists)
- *   items   "all" | "active"                   items, and those not discontinued
- *   ledger  "<fromWid or 0>><toWid or 0>"      ledger rows per pair of warehouses (a receive has no from, an issue no to)
- *   stock   "<wID>,<wID>,…" ascending          items whose stock_level rows are in exactly these warehouses
+ *   list          scope                          counts
+ *   lots          "<wID>"                        lots of a warehouse, archived included (what GET /Inventory lists)
+ *   items         "all" | "active"               items, and those not discontinued
+ *   ledger        "<fromWid or 0>><toWid or 0>"  ledger rows per pair of warehouses (a receive has no from, an issue no to)
+ *   stock         "<wID>,<wID>,…" ascending      items whose stock_level rows are in exactly these warehouses
+ *   allocations   "<wID>"                        allocations of a warehouse, every state (what their list shows unfiltered)
+ *   expectations  "<wID>"                        expectations of a warehouse, every state
  *
  * They are written in the change's transaction, after the rows they count:
  * lot and ledger counters right after the ledger rows (countLedgerRows),
  * stock-set counters right after the stock_level row they count
- * (countNewLevel). The totals read them back. list-counters.repository.ts
- * recomputes them all from the rows.
+ * (countNewLevel), a document's right after its insert (countNewDocument).
+ * The totals read them back. list-counters.repository.ts recomputes them all
+ * from the rows.
  */
 
 /** A stock scope longer than this is kept under "*" (an item in very many warehouses): the readers then count instead. */
 export const MAX_SCOPE = 1000;
 
 export const lotScope = (wid: number) => String(wid);
+export const documentScope = (wid: number) => String(wid);
 export const ledgerScope = (from: number | null, to: number | null) => `${from ?? 0}>${to ?? 0}`;
 /** The stock scope of an item with stock_level rows in these warehouses; "*" past MAX_SCOPE. */
 export function stockScope(wids: number[]): string {
@@ -73,6 +77,23 @@ export function countNewLevel(ctx: TransactionContext, before: number[], wid: nu
   const changes: CountChange[] = [{ list: 'stock', scope: stockScope([...before, wid]), by: 1 }];
   if (before.length) changes.push({ list: 'stock', scope: stockScope(before), by: -1 });
   ctx.counts.add(changes);
+}
+
+/** The stock documents' lists, each with a counter per warehouse: what a document page's total is read from. */
+export type DocumentList = 'allocations' | 'expectations';
+
+/**
+ * A new allocation or expectation in `wid`, counted with the commit of its
+ * transaction. A document is never deleted and never changes warehouse, and
+ * its list shows every state: nothing else changes its count.
+ */
+export function countNewDocument(ctx: TransactionContext, list: DocumentList, wid: number): void {
+  ctx.counts.add([{ list, scope: documentScope(wid), by: 1 }]);
+}
+
+/** Documents of a list in these warehouses, every state, as the statement a page sends with its first read (paginate); `wids` not empty. */
+export function documentTotalStatement(list: DocumentList, wids: number[]): TotalStatement {
+  return countsTotal(list, wids.map(documentScope));
 }
 
 /** Lots in these warehouses, archived included, as the statement a page sends with its first read (paginate); `wids` not empty. */

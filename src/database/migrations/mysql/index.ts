@@ -11,6 +11,7 @@ import { SortIndexes1763807500000 } from './1763807500000-SortIndexes.js';
 import { Events1763808000000 } from './1763808000000-Events.js';
 import { Webhooks1763809000000 } from './1763809000000-Webhooks.js';
 import { StockDocuments1763810000000 } from './1763810000000-StockDocuments.js';
+import { DocumentCounters1763811000000 } from './1763811000000-DocumentCounters.js';
 /** MySQL / MariaDB migrations, oldest first. */
 export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Auth1763802000000,
@@ -25,4 +26,5 @@ export const MYSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Events1763808000000,
   Webhooks1763809000000,
   StockDocuments1763810000000,
+  DocumentCounters1763811000000,
 ];
