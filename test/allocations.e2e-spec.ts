@@ -602,5 +602,26 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
       await cancelAllocation(t, admin.bearer, a.id).expect(200);
       expect(await levelOf(itemID)).toMatchObject({ inStock: 9, committed: 1, packed: 0, available: 8 });
     });
+
+    it('lets held units alone move out while available is below 0 (they never counted in it), and refuses a Move of units not held', async () => {
+      const { shortID: itemID } = await givenItem(t, admin.bearer);
+      await givenStock(t, admin.bearer, { itemID, units: 6, spot: 'A' });
+      await givenStock(t, admin.bearer, { itemID, units: 4, spot: 'H', hold: true });
+      await givenAllocation(t, admin.bearer, { itemID, units: 6 });
+      await count(t, admin.bearer, { itemID, counted: 7 }).expect(200);
+      const short = await levelOf(itemID);
+      expect(short.available).toBeLessThan(0);
+      expect(short.onHold).toBeGreaterThan(0);
+      const held = short.onHold as number;
+      // Units not held would lower available: refused, naming it.
+      const free = await move(t, admin.bearer, { itemID, units: 1, fromSpot: 'A', shipToWid: 2 });
+      expect(free.body.details).toMatchObject({ reason: 'insufficient_stock', requested: 1, available: short.available });
+      expect(await levelOf(itemID)).toEqual(short);
+      // Every held unit is at spot H.
+      const moved = await move(t, admin.bearer, { itemID, units: held, fromSpot: 'H', shipToWid: 2 });
+      expect(moved.status).toBe(200);
+      expect(await levelOf(itemID)).toMatchObject({ inStock: (short.inStock as number) - held, onHold: 0, committed: 6, available: short.available });
+      expect(await levelOf(itemID, 2)).toMatchObject({ inStock: held, onHold: held, available: 0 });
+    });
   });
 });

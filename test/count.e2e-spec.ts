@@ -132,7 +132,12 @@ describe(`Count (${testDatabaseKind()})`, () => {
     const { shortID } = await givenItem(t, admin.bearer);
     await givenStock(t, admin.bearer, { itemID: shortID, units: 5 });
     await request(t.http).delete(`/api/v1/Item/${shortID}`).set('Authorization', admin.bearer).expect(200);
-    expect((await count(t, admin.bearer, { itemID: shortID, counted: 6 })).status).toBe(409);
+    expect((await count(t, admin.bearer, { itemID: shortID, counted: 6 })).body).toEqual({
+      statusCode: 409,
+      error: 'conflict',
+      message: `Item ${shortID} is discontinued; it cannot be counted up.`,
+      details: { reason: 'item_discontinued', itemID: shortID },
+    });
     await count(t, admin.bearer, { itemID: shortID, counted: 4 }).expect(200);
   });
 

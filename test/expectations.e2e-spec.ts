@@ -55,8 +55,10 @@
  *     the `levels` after it; `levels` rows carry `committed`, `packed`,
  *     `onOrder` and `aSN` beside `inStock`, `onHold`, `available`. The Receive
  *     event names the expectation as `data.expectationId`.
- * 13. Expecting units of a discontinued item is not tested (the contract says
- *     nothing of it).
+ * 13. Expecting units of a discontinued item is 409 `item_discontinued`
+ *     ("… it cannot be expected."), as a Receive of it would be, and changes
+ *     nothing; so is an Expect that would take what is expected of an item
+ *     in a warehouse past 99999999999.9999 units (409 `stock_bound`).
  */
 import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
@@ -193,6 +195,24 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
       expect(res.body.expectation).toMatchObject({ itemID, units: 3, reference, stage: 'shipped', received: 0, state: 'open' });
       expect(res.body.expectation.id).not.toBe(NO_SUCH_ID);
       expect(await levelOf(itemID)).toMatchObject({ onOrder: 0, aSN: 3 });
+    });
+  });
+
+  describe('Expect refused', () => {
+    it('is 409 item_discontinued for a discontinued item and 409 stock_bound past the bound of what is expected, and changes nothing', async () => {
+      const itemID = await stockedItem(5);
+      const before = await levelOf(itemID);
+      await givenExpectation(t, admin.bearer, { itemID, units: 99999999999.9999 });
+      const full = await levelOf(itemID);
+      expect(full).toMatchObject({ onOrder: 99999999999.9999 });
+      const past = await expectUnits(t, admin.bearer, { itemID, units: 0.0001, reference: uniqueReference('PO') });
+      expect({ status: past.status, reason: past.body.details?.reason }).toEqual({ status: 409, reason: 'stock_bound' });
+      expect(await levelOf(itemID)).toEqual(full);
+      await request(t.http).delete(`/api/v1/Item/${itemID}`).set('Authorization', admin.bearer).expect(200);
+      const gone = await expectUnits(t, admin.bearer, { itemID, units: 1, reference: uniqueReference('PO') });
+      expect(gone.body).toEqual({ statusCode: 409, error: 'conflict', message: `Item ${itemID} is discontinued; it cannot be expected.`, details: { reason: 'item_discontinued', itemID } });
+      expect(await levelOf(itemID)).toEqual(full);
+      expect(before).toMatchObject({ onOrder: 0 });
     });
   });
 
@@ -399,7 +419,7 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
   });
 
   describe('events', () => {
-    it('records stock.expected, expectation.shipped and expectation.cancelled with the levels after each; a Receive against an expectation names it; refusals and replays record nothing', async () => {
+    it('records stock.expected, expectation.shipped and expectation.cancelled with the levels after each; a Receive against an expectation names it; refusals, replays and a second Ship record nothing', async () => {
       const itemID = await stockedItem(5);
       const partNo = await partNoOf(itemID);
       const from = await lastSeq(t);
@@ -410,6 +430,8 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
       const id = expected.body.expectation.id;
       const received = await receive(t, admin.bearer, { itemID, units: 4, expectationId: id, reference }).expect(201);
       const shipped = await shipExpectation(t, admin.bearer, id).expect(200);
+      // Shipped already: the same answer, `modified` included, and no second event.
+      expect((await shipExpectation(t, admin.bearer, id).expect(200)).body).toEqual(shipped.body);
       const cancelled = await cancelExpectation(t, admin.bearer, id).expect(200);
       await cancelExpectation(t, admin.bearer, id).expect(409);
 

@@ -31,8 +31,9 @@ type Fields = Partial<ReceiveDto & IssueDto & MoveDto & PackOperationDto & Expec
 /**
  * What each `op` of a batch is: the body class of its own endpoint, the
  * SecurityIDs that endpoint takes, the document its body names as the
- * endpoint's path does (read before the scope check: its warehouse is the
- * operation's), and the call.
+ * endpoint's path does (read after the scope check of the warehouses the
+ * bodies name; one of a warehouse out of scope is 404, as an unknown id),
+ * and the call.
  */
 interface Operation {
   dto: Type<Body>;

@@ -68,7 +68,7 @@ export class CountService {
     const answer = (lots: CountedResponseDto['lots']) => ({ item, answer: { status: 'counted' as const, before: plan.before, counted: dto.counted, delta: plan.delta, lots } });
 
     if (plan.delta > 0) {
-      if (item.discontinued) throw new ItemDiscontinued(item.shortID);
+      if (item.discontinued) throw new ItemDiscontinued(item.shortID, 'counted up');
       if (!withinDecimalMax(await this.locks.itemTotal(ctx, item.partNo), plan.delta)) throw new StockLimitExceeded(item.shortID, null);
       budget?.spend(1);
       const lot = await this.changes.createLot(ctx, {

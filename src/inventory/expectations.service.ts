@@ -48,7 +48,7 @@ export class ExpectationsService {
       const item = await this.items.lockItem(ctx, dto.itemID);
       if (!item) throw unknownItem(dto.itemID);
       // A discontinued item is not received (DECISIONS "Inventory"), so it is not expected either.
-      if (item.discontinued) throw new ItemDiscontinued(item.shortID);
+      if (item.discontinued) throw new ItemDiscontinued(item.shortID, 'expected');
       const [level] = await this.locks.lockLevels(ctx, item.partNo, [dto.wid], dto.wid);
       const stage = dto.stage ?? 'ordered';
       // What is expected in one warehouse stays within the bound of its stock (DECISIONS "Inventory").
@@ -80,7 +80,10 @@ export class ExpectationsService {
     const found = await this.named(caller, id);
     return this.tx.run(async (ctx) => {
       const { level, expectation } = await this.lock(ctx, found);
-      return this.apply(ctx, found, level, planExpectationShipment(expectation), 'shipped', caller.clientId);
+      const change = planExpectationShipment(expectation);
+      // Shipped already: nothing is written, no event; the same answer.
+      if (change.after === expectation) return { status: 'shipped', expectation: toExpectationResponse(expectation, found.shortID) };
+      return this.apply(ctx, found, level, change, 'shipped', caller.clientId);
     });
   }
 

@@ -160,7 +160,9 @@ export class InventoryService {
         // Out of the warehouse: the units not held leave `available`, which they may not pass (EXTENSIONS); held ones travel with their hold.
         const held = storedTenThousandths(planUnits(plan, (lot) => lot.hold));
         const available = availableOf(source);
-        if (storedTenThousandths(dto.units) - held > available) throw new InsufficientStock(item.shortID, dto.wid, dto.units, fromTenThousandths(available + held));
+        // Held units alone never lower `available`: a Move of them goes when `available` is negative too. Refused, it names what could move.
+        const free = storedTenThousandths(dto.units) - held;
+        if (free > 0n && free > available) throw new InsufficientStock(item.shortID, dto.wid, dto.units, fromTenThousandths(held > 0n ? (available > 0n ? available : 0n) + held : available));
       }
       budget?.spend(lotsTouched(plan));
       // Without a toSpot each lot keeps its own spot; the hold travels with the units.

@@ -20,8 +20,8 @@ export class StockLimitExceeded extends Conflict {
 
 /** DECISIONS "Inventory": a discontinued item is not received (nor expected, nor counted up). */
 export class ItemDiscontinued extends Conflict {
-  constructor(shortId: string) {
-    super(`Item ${shortId} is discontinued; it cannot be received.`, { reason: 'item_discontinued', itemID: shortId });
+  constructor(shortId: string, what: 'received' | 'expected' | 'counted up' = 'received') {
+    super(`Item ${shortId} is discontinued; it cannot be ${what}.`, { reason: 'item_discontinued', itemID: shortId });
   }
 }
 
