@@ -36,8 +36,8 @@ import type { LevelFigures } from './stock-changes.js';
  *   5. the lots, oldest first (received, then recNo): Issue, Move, Hold, Count.
  *   6. just before the commit, the counts gathered (database/counters.ts):
  *      the stock_count rows of new stock_level rows (addStockRow) in scope
- *      order, 0 (any warehouse) first; then the list_count rows of the lots,
- *      ledger rows and stock sets written (countLedgerRows, countNewLevel), in key order.
+ *      order, 0 (any warehouse) first; then the list_count rows of the lots, ledger rows, stock sets and
+ *      documents written (countLedgerRows, countNewLevel, countNewDocument), in key order.
  *
  *   Receive  item, reading the item's total in the same statement → its stock_level row [→ the expectation]
  *   Count    item → its stock_level row → the sum of its lots, then the lots it takes (not held, then held)
