@@ -551,7 +551,7 @@ export async function verifyFeed(service: Target, target: DatabaseTarget, log: L
   try {
     const deadline = Date.now() + 10_000;
     while ((await db.query('SELECT COUNT(*) AS n FROM event WHERE seq IS NULL'))[0].n > 0 && Date.now() < deadline) await sleep(100);
-    const events: Array<{ seq: number; type: string; data: { recNo?: number; lots?: Array<{ recNo: number }> } }> = [];
+    const events: Array<{ seq: number; type: string; data: { recNo?: number; lots?: Array<{ recNo: number }>; expectation?: { id: number; stage: string } } }> = [];
     for (let next = 0; ; ) {
       const res = await fetch(`${service.url}/api/v1/Events?after=${next}&limit=1000`, { headers: { Authorization: `Bearer ${service.token}` } });
       if (res.status !== 200) throw new Error(`events: ${res.status} ${await res.text()}`);
@@ -568,10 +568,23 @@ export async function verifyFeed(service: Target, target: DatabaseTarget, log: L
     });
     const rows: Array<{ operation: string; recNo: number }> = await db.query('SELECT operation, recNo FROM ledger_entry');
     const fromLedger = rows.map((r) => `${r.operation} ${Number(r.recNo)}`);
-    // One event per successful change of a document (a replay makes none; a Ship of one already shipped makes one all the same).
+    // One event per successful change of a document (a replay makes none). A Ship changes an expectation once, the
+    // first that succeeds on one expected as `ordered`: one shipped already (by a Ship, or so expected) answers the
+    // same and records nothing. Each expectation's stage as expected is in its stock.expected event.
     const counts = new Map<string, [events: number, changes: number]>(Object.values(DOCUMENT_EVENT).map((type) => [type, [0, 0]]));
     for (const e of events) if (counts.has(e.type)) counts.get(e.type)![0]++;
-    for (const entry of log.filter(succeeded)) for (const line of linesOf(entry)) if (DOCUMENT_EVENT[line.op]) counts.get(DOCUMENT_EVENT[line.op]!)![1]++;
+    const expectedAs = new Map(events.filter((e) => e.type === 'stock.expected').map((e) => [e.data.expectation!.id, e.data.expectation!.stage]));
+    const shipped = new Set<number>();
+    for (const entry of log.filter(succeeded)) {
+      for (const line of linesOf(entry)) {
+        if (!DOCUMENT_EVENT[line.op]) continue;
+        if (line.op === 'shipExpectation') {
+          if (shipped.has(line.expectationId!) || expectedAs.get(line.expectationId!) !== 'ordered') continue;
+          shipped.add(line.expectationId!);
+        }
+        counts.get(DOCUMENT_EVENT[line.op]!)![1]++;
+      }
+    }
     const documentEvents = [...counts].filter(([, [a, b]]) => a !== b).map(([type, [a, b]]) => `${type}: ${a}/${b}`);
     return { events: events.length, outOfOrder, withoutEvent: missingFrom(fromLedger, fromEvents), withoutLedgerRow: missingFrom(fromEvents, fromLedger), documentEvents };
   } finally {
