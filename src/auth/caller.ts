@@ -47,7 +47,7 @@ export class Caller {
    */
   assertWarehouses(...wids: Array<number | null | undefined>): void {
     for (const wid of wids) {
-      if (wid !== undefined && wid !== null && !this.warehouses.includes(wid)) throw new Forbidden(FORBIDDEN.scope);
+      if (wid !== undefined && wid !== null && !this.sees(wid)) throw new Forbidden(FORBIDDEN.scope);
     }
   }
 }

@@ -12,7 +12,7 @@ import { StockLocksRepository } from './locks.repository.js';
 import { assertAvailable } from './pick.js';
 import { availableOf, type LevelFigures, withDelta } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
-import { type DocumentChange, DocumentNotFound, planAllocationCancel, planExpiry, planPack, planShipment } from './stock-documents.js';
+import { type DocumentChange, DocumentNotFound, planAllocationCancel, planExpiry, planPack, planShipment, seenDocument } from './stock-documents.js';
 import { StockEvents } from './stock-events.js';
 
 type Answer<S extends string> = { status: S; allocation: ReturnType<typeof toAllocationResponse> };
@@ -132,9 +132,7 @@ export class AllocationsService {
 
   /** The allocation a path names, in the caller's scope: unknown, or in a warehouse out of scope → 404 (Caller.sees). */
   private async named(caller: Caller, id: number): Promise<AllocationRow> {
-    const found = await this.allocations.find(id);
-    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('allocation', id);
-    return found;
+    return seenDocument(caller, 'allocation', id, await this.allocations.find(id));
   }
 
   /** The allocation's stock_level row, then the allocation, locked; its item and warehouse never change, so the row is the one to lock. */

@@ -9,7 +9,7 @@ import { DocumentPagesRepository } from './document-pages.repository.js';
 import type { ExpectationQueryDto } from './expectation.dto.js';
 import { type ExpectationResponseDto, toExpectationResponse } from './expectation.responses.js';
 import { EXPECTATION_PAGES, ExpectationsRepository } from './expectations.repository.js';
-import { documentId, DocumentNotFound } from './stock-documents.js';
+import { documentId, seenDocument } from './stock-documents.js';
 
 /**
  * GET /Inventory/Allocations[/<wid>], /Inventory/Allocation/<id> and the
@@ -37,14 +37,12 @@ export class DocumentQueries {
   }
 
   async allocation(caller: Caller, rawId: string): Promise<AllocationResponseDto> {
-    const found = await this.allocations.find(documentId(rawId, 'allocation'));
-    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('allocation', rawId);
+    const found = seenDocument(caller, 'allocation', rawId, await this.allocations.find(documentId(rawId, 'allocation')));
     return toAllocationResponse(found, found.shortID);
   }
 
   async expectation(caller: Caller, rawId: string): Promise<ExpectationResponseDto> {
-    const found = await this.expectations.find(documentId(rawId, 'expectation'));
-    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('expectation', rawId);
+    const found = seenDocument(caller, 'expectation', rawId, await this.expectations.find(documentId(rawId, 'expectation')));
     return toExpectationResponse(found, found.shortID);
   }
 }

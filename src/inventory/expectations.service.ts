@@ -13,7 +13,7 @@ import { unknownItem } from './item-keys.js';
 import { StockLocksRepository } from './locks.repository.js';
 import { ItemDiscontinued, type LevelFigures, StockLimitExceeded, withDelta } from './stock-changes.js';
 import { StockChangesRepository } from './stock-changes.repository.js';
-import { type DocumentChange, DocumentNotFound, planExpectationCancel, planExpectationShipment, planReceipt } from './stock-documents.js';
+import { type DocumentChange, DocumentNotFound, planExpectationCancel, planExpectationShipment, planReceipt, seenDocument } from './stock-documents.js';
 import { StockEvents } from './stock-events.js';
 
 type Answer<S extends string> = { status: S; expectation: ReturnType<typeof toExpectationResponse> };
@@ -118,9 +118,7 @@ export class ExpectationsService {
 
   /** The expectation a path names, in the caller's scope: unknown, or in a warehouse out of scope → 404 (Caller.sees). */
   private async named(caller: Caller, id: number): Promise<ExpectationRow> {
-    const found = await this.expectations.find(id);
-    if (!found || !caller.sees(found.wID)) throw new DocumentNotFound('expectation', id);
-    return found;
+    return seenDocument(caller, 'expectation', id, await this.expectations.find(id));
   }
 
   /** The expectation's stock_level row, then the expectation, locked. */

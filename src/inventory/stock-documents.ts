@@ -1,3 +1,4 @@
+import type { Caller } from '../auth/caller.js';
 import { Conflict, DomainError } from '../errors.js';
 import { fromTenThousandths, storedTenThousandths } from '../quantity.js';
 import type { Allocation, Expectation } from './documents.entities.js';
@@ -16,6 +17,16 @@ export class DocumentNotFound extends DomainError {
   constructor(kind: 'allocation' | 'expectation', id: number | string) {
     super('not_found', `No ${kind} ${String(id).slice(0, 20)}.`);
   }
+}
+
+/**
+ * The document an id named, as the caller may see it: one that does not
+ * exist, or of a warehouse out of the caller's scope, is no document (404,
+ * the same answer for both: Caller.sees).
+ */
+export function seenDocument<D extends { wID: number }>(caller: Pick<Caller, 'sees'>, kind: 'allocation' | 'expectation', id: number | string, found: D | null | undefined): D {
+  if (!found || !caller.sees(found.wID)) throw new DocumentNotFound(kind, id);
+  return found;
 }
 
 /** A document id in a path: a whole number from 1 to 2147483647, else it names no document (404). */

@@ -48,21 +48,35 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 10_000
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The admin CLI as an operator runs it (the built dist/src/cli.js), on the database given. */
-export function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, ['dist/src/cli.js', ...args], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+/** What the admin CLI printed and how it ended, with its stdout read as JSON on demand. */
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  json(): Record<string, unknown>;
+}
+
+/** How the CLI is started, by `cli` and `cliAsync` alike. */
+function cliCommand(databaseUrl: string, args: string[], env: Record<string, string>) {
+  return { file: process.execPath, argv: ['dist/src/cli.js', ...args], options: { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env }, encoding: 'utf8' as const, timeout: 60_000 } };
+}
+
+function cliRun(args: string[], status: number | null, signal: string | null, stdout: string, stderr: string): CliRun {
   const json = () => {
     try {
-      return JSON.parse(r.stdout) as Record<string, unknown>;
+      return JSON.parse(stdout) as Record<string, unknown>;
     } catch {
-      throw new Error(`${args[0]} answered no JSON: status ${r.status}, signal ${r.signal}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+      throw new Error(`${args[0]} answered no JSON: status ${status}, signal ${signal}, stdout ${JSON.stringify(stdout)}, stderr ${JSON.stringify(stderr)}`);
     }
   };
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+  return { status, stdout, stderr, json };
+}
+
+/** The admin CLI as an operator runs it (the built dist/src/cli.js), on the database given. */
+export function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}): CliRun {
+  const { file, argv, options } = cliCommand(databaseUrl, args, env);
+  const r = spawnSync(file, argv, options);
+  return cliRun(args, r.status, r.signal, r.stdout, r.stderr);
 }
 
 /**
@@ -73,18 +87,11 @@ export function cli(databaseUrl: string, args: string[], env: Record<string, str
  * so such a transaction could never commit and the command would wait for
  * its lock until it timed out.
  */
-export function cliAsync(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<ReturnType<typeof cli>> {
+export function cliAsync(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const { file, argv, options } = cliCommand(databaseUrl, args, env);
   return new Promise((resolve) => {
-    execFile(process.execPath, ['dist/src/cli.js', ...args], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, ...env }, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
-      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      const json = () => {
-        try {
-          return JSON.parse(stdout) as Record<string, unknown>;
-        } catch {
-          throw new Error(`${args[0]} answered no JSON: status ${status}, signal ${error?.signal ?? null}, stdout ${JSON.stringify(stdout)}, stderr ${JSON.stringify(stderr)}`);
-        }
-      };
-      resolve({ status, stdout, stderr, json });
+    execFile(file, argv, options, (error, stdout, stderr) => {
+      resolve(cliRun(args, error ? (typeof error.code === 'number' ? error.code : null) : 0, error?.signal ?? null, stdout, stderr));
     });
   });
 }
