@@ -2,6 +2,7 @@ import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
 import { expectLedgerConsistent } from './support/inventory.js';
+import { startLiveProbe } from './support/live-probe.js';
 import { givenManyLots } from './support/many-lots.js';
 import { startService, type ServiceProcess } from './support/service-process.js';
 
@@ -10,8 +11,10 @@ import { startService, type ServiceProcess } from './support/service-process.js'
  * stays responsive while it runs, on SQLite too: `/health/live` answers
  * within 250 ms. The built service runs as a process of its own (so the
  * probe's times are its, not this test process's), on a database where one
- * item has 10,000 one-unit lots; `/health/live` is asked every 20 ms for as
- * long as each batch runs, and no answer may take more than 250 ms.
+ * item has 10,000 one-unit lots; `/health/live` is asked every 20 ms, from a
+ * prober process of its own (a pause of this jest worker is not the
+ * service's), for as long as each batch runs, and no answer may take more
+ * than 250 ms.
  */
 const LOTS = 10_000;
 const MAX_LIVE_MS = 250;
@@ -40,28 +43,16 @@ describe(`a large batch leaves the instance responsive (${testDatabaseKind()})`,
     await t.close();
   });
 
-  /** Sends the batch to the service process while `/health/live` is asked every 20 ms; the batch's answer and every probe's time. */
+  /** Sends the batch to the service process while `/health/live` is asked every 20 ms (from a process of its own); the batch's answer and every probe's time. */
   async function probedBatch(operations: unknown[]): Promise<{ status: number; body: { results?: Array<{ lots: unknown[] }> }; probes: number[] }> {
-    const probes: number[] = [];
-    let running = true;
-    const probing = (async () => {
-      while (running) {
-        const sent = performance.now();
-        const live = await fetch(`${service.url}/health/live`, { signal: AbortSignal.timeout(10_000) });
-        await live.arrayBuffer();
-        probes.push(performance.now() - sent);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
+    const probe = await startLiveProbe(service.url);
     const answer = await fetch(`${service.url}/api/v1/Inventory/Batch`, {
       method: 'POST',
       headers: { Authorization: bearer, 'Content-Type': 'application/json' },
       body: JSON.stringify({ operations }),
     });
     const body = (await answer.json()) as { results?: Array<{ lots: unknown[] }> };
-    running = false;
-    await probing;
-    return { status: answer.status, body, probes };
+    return { status: answer.status, body, probes: await probe.stop() };
   }
 
   const report = (name: string, probes: number[]) =>
