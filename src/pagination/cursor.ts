@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { ValidationFailed } from '../errors.js';
@@ -66,10 +66,11 @@ const INVALID = 'cursor is not valid: send it as the next or prev link of a page
  */
 @Injectable()
 export class PageCursors {
-  private readonly key: Buffer;
+  /** A KeyObject made once: createHmac with a Buffer key makes one on every call, at about 5 × the cost of the MAC itself. */
+  private readonly key: KeyObject;
 
   constructor(config: AppConfig) {
-    this.key = createHash('sha256').update('inventory list cursor\0').update(config.listCursorSecret).digest();
+    this.key = createSecretKey(createHash('sha256').update('inventory list cursor\0').update(config.listCursorSecret).digest());
   }
 
   encode(context: CursorContext, at: CursorPosition): string {

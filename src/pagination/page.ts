@@ -98,10 +98,11 @@ export function requestedCursor(query: PageQuery, request: PageRequest, list: Li
   return list.cursors && query.cursor !== undefined ? list.cursors.decode(query.cursor, cursorContext(request, list.filters), query.page) : null;
 }
 
-/** A key row of a page: its primary key and its sort value. */
-interface Key {
+/** A key row of a page: its primary key and its sort value (and its answer, when read with it: JoinedRows). */
+interface Key<R = unknown> {
   k: unknown;
   v?: unknown;
+  row?: R;
 }
 
 /**
@@ -126,6 +127,8 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   list: ListPaging & {
     /** The rows of the page's keys, by String(key), read by a statement of the list's own (a join the query builder would hydrate slowly); else `qb`'s entities. */
     rows?: (keys: unknown[]) => Promise<Map<string, R>>;
+    /** The page's rows read with its keys, in one statement of the list's own (JoinedRows); instead of `rows`. */
+    joined?: JoinedRows<R>;
   } = {},
 ): Promise<Page<R>> {
   if (qb.dataSource !== m.dataSource) throw new Error('paginate: the query builder is not built on the manager given');
@@ -133,12 +136,16 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   const at = requestedCursor(query, request, list);
   if (request.modifiedSince) qb.andWhere(`${spec.modifiedColumn} >= :modifiedSince`, { modifiedSince: request.modifiedSince });
   const mysql = isMysql(m);
+  const total = list.total;
+  const counted = (): Promise<number> =>
+    typeof total === 'number' ? Promise.resolve(total) : total ? m.query(total.sql, total.params).then((found: Array<Record<string, unknown>>) => total.total(found)) : countRows(qb);
   let totalCount: number | undefined;
-  if (typeof list.total === 'number') totalCount = list.total;
-  else if (list.total) totalCount = list.total.total(await m.query(list.total.sql, list.total.params));
-  else totalCount = await countRows(qb);
+  // Page 1 (no cursor, no offset) is read whatever the total: its keys are read while the total is (pageWindow waits
+  // for the total only after the first read). Any other page first learns the total, to skip an offset past the end.
+  let pending = typeof total !== 'number' && !at && request.offset === 0 ? counted() : undefined;
+  if (!pending) totalCount = await counted();
   const [[column, direction], tiebreak] = request.order;
-  const read = async (w: WindowRead): Promise<Key[]> => {
+  const read = async (w: WindowRead): Promise<Key<R>[]> => {
     const keys = qb.clone().select(spec.tiebreak, 'k');
     if (column !== spec.tiebreak) keys.addSelect(column, 'v');
     keys.orderBy(column, w.direction);
@@ -150,13 +157,42 @@ export async function paginate<T extends ObjectLiteral, R = T>(
     }
     if (w.offset) keys.offset(w.offset);
     keys.limit(w.limit);
-    return keys.getRawMany<Key>();
+    const found = list.joined ? joinedRead(m, keys, list.joined, column === spec.tiebreak ? 'k.k' : 'k.v', request.order.map(([c]) => `${c} ${w.direction}`).join(', ')) : keys.getRawMany<Key<R>>();
+    if (!pending) return found;
+    const [rows, counting] = await Promise.all([found, pending]);
+    [totalCount, pending] = [counting, undefined];
+    return rows;
   };
-  const boundary = (key: Key) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
+  const boundary = (key: Key<R>) => ({ value: column === spec.tiebreak ? key.k : key.v, key: key.k });
   const { rows: keys, placed, position } = await pageWindow(request, () => totalCount, at, list, read, boundary);
   if (!keys.length) return new Page<R>([], totalCount!, placed, position);
+  if (list.joined) return new Page(keys.map((r) => r.row!), totalCount!, placed, position);
   const byKey = list.rows ? await list.rows(keys.map((r) => r.k)) : await entitiesByKey(qb, spec, keys);
   return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount!, placed, position);
+}
+
+/**
+ * A list's rows read together with its page's keys, in one statement: the
+ * keys' statement (columns `k` and `v`, built by paginate from the list's
+ * query builder) becomes the derived table `k` of the list's `statement`,
+ * which joins it to the rows by primary key and selects `k.k AS k` and
+ * `<value> AS v` with the row's own columns (`value` is `k.v`, or `k.k` when
+ * the page is sorted by its key). A derived table's order does not survive a join, so paginate
+ * orders the joined rows again by the page's order (its columns as the query
+ * builder names them, `lot.received`): the statement must name the joined
+ * table as the query builder's alias. `row` turns a joined row into the
+ * answer.
+ */
+export interface JoinedRows<R> {
+  statement(keys: string, value: 'k.k' | 'k.v'): string;
+  row(joined: Record<string, unknown>): R;
+}
+
+/** The keys of a window read with their rows (JoinedRows): each row's key and sort value, and its answer. */
+async function joinedRead<T extends ObjectLiteral, R>(m: EntityManager, keys: SelectQueryBuilder<T>, joined: JoinedRows<R>, value: 'k.k' | 'k.v', order: string): Promise<Key<R>[]> {
+  const [sql, parameters] = keys.getQueryAndParameters();
+  const found = (await m.query(`${joined.statement(sql, value)} ORDER BY ${order}`, parameters)) as Array<Record<string, unknown>>;
+  return found.map((row) => ({ k: row.k, v: row.v, row: joined.row(row) }));
 }
 
 /** The page's rows as `qb`'s entities, by String(key). */
