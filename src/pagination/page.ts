@@ -109,7 +109,9 @@ interface Key<R = unknown> {
  * Runs a list query as one page: filter by `modifiedSince`, the total (from
  * the list's counters when the caller has it, else counted), then the page in
  * two steps (a deferred join): the page's keys in order first, read from an
- * index, then the rows of those keys only. With a cursor the keys are sought
+ * index, then the rows of those keys only (or both in one statement, the keys
+ * as a derived table: JoinedRows). Page 1 without a cursor reads its keys
+ * while the total is read. With a cursor the keys are sought
  * after (or before) the cursor's row (keyset: as cheap on page 4,000 as on
  * page 1); with `page` alone they are an OFFSET. Either way the page gets the
  * cursors of its neighbours (pageWindow), so following `next` seeks.
