@@ -18,6 +18,7 @@ export const LOT_PAGES: PageSpec = {
   tiebreak: 'lot.recNo',
   modifiedColumn: 'lot.modified',
   decimals: ['lot.units'],
+  plainOrder: ['lot.recNo', 'lot.received', 'lot.partNo', 'lot.modified'],
 };
 
 /** How a ledger page sorts and pages. */

@@ -26,6 +26,13 @@ export interface PageSpec {
   decimals?: string[];
   /** Sort columns unique on their own: they need no tiebreak (and a unique index would not serve one). */
   unique?: string[];
+  /**
+   * Sort columns of integers and datetimes, which MySQL/MariaDB hand over as
+   * numbers and Dates: a page read with its rows (JoinedRows) is put in order
+   * in JavaScript instead of by the database, which would sort the joined
+   * rows in a temporary table. Text and decimals are ordered by the database.
+   */
+  plainOrder?: string[];
 }
 
 /**
@@ -147,6 +154,11 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   let pending = typeof total !== 'number' && !at && request.offset === 0 ? counted() : undefined;
   if (!pending) totalCount = await counted();
   const [[column, direction], tiebreak] = request.order;
+  /** A joined read's order: in JavaScript on MySQL for plain columns (JoinedRows), else the database's ORDER BY. */
+  const order = (way: Direction): JoinedOrder =>
+    mysql && spec.plainOrder?.includes(column) && (!tiebreak || spec.plainOrder.includes(spec.tiebreak))
+      ? { plain: way }
+      : { sql: request.order.map(([c]) => `${c} ${way}`).join(', ') };
   const read = async (w: WindowRead): Promise<Key<R>[]> => {
     const keys = qb.clone().select(spec.tiebreak, 'k');
     if (column !== spec.tiebreak) keys.addSelect(column, 'v');
@@ -159,7 +171,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
     }
     if (w.offset) keys.offset(w.offset);
     keys.limit(w.limit);
-    const found = list.joined ? joinedRead(m, keys, list.joined, column === spec.tiebreak ? 'k.k' : 'k.v', request.order.map(([c]) => `${c} ${w.direction}`).join(', ')) : keys.getRawMany<Key<R>>();
+    const found = list.joined ? joinedRead(m, keys, list.joined, column === spec.tiebreak ? 'k.k' : 'k.v', order(w.direction)) : keys.getRawMany<Key<R>>();
     if (!pending) return found;
     const [rows, counting] = await Promise.all([found, pending]);
     [totalCount, pending] = [counting, undefined];
@@ -179,22 +191,42 @@ export async function paginate<T extends ObjectLiteral, R = T>(
  * query builder) becomes the derived table `k` of the list's `statement`,
  * which joins it to the rows by primary key and selects `k.k AS k` and
  * `<value> AS v` with the row's own columns (`value` is `k.v`, or `k.k` when
- * the page is sorted by its key). A derived table's order does not survive a join, so paginate
- * orders the joined rows again by the page's order (its columns as the query
- * builder names them, `lot.received`): the statement must name the joined
- * table as the query builder's alias. `row` turns a joined row into the
- * answer.
+ * the page is sorted by its key). A derived table's order does not survive
+ * a join, so paginate orders the joined rows again by the page's order: in
+ * JavaScript on MySQL when the sort column is one of PageSpec.plainOrder
+ * (datetime(3) and integer columns: a Date holds every millisecond), else by
+ * an ORDER BY of its columns as the query builder names them
+ * (`lot.received`), for which the statement must name the joined table as
+ * the query builder's alias. `row` turns a joined row into the answer.
  */
 export interface JoinedRows<R> {
   statement(keys: string, value: 'k.k' | 'k.v'): string;
   row(joined: Record<string, unknown>): R;
 }
 
-/** The keys of a window read with their rows (JoinedRows): each row's key and sort value, and its answer. */
-async function joinedRead<T extends ObjectLiteral, R>(m: EntityManager, keys: SelectQueryBuilder<T>, joined: JoinedRows<R>, value: 'k.k' | 'k.v', order: string): Promise<Key<R>[]> {
+/** How a joined read is ordered: by the database (`sql`, the ORDER BY list) or here, by each row's sort value then key (`plain`). */
+type JoinedOrder = { sql: string } | { plain: Direction };
+
+/** The keys of a window read with their rows (JoinedRows): each row's key and sort value, and its answer, in the window's order. */
+async function joinedRead<T extends ObjectLiteral, R>(m: EntityManager, keys: SelectQueryBuilder<T>, joined: JoinedRows<R>, value: 'k.k' | 'k.v', order: JoinedOrder): Promise<Key<R>[]> {
   const [sql, parameters] = keys.getQueryAndParameters();
-  const found = (await m.query(`${joined.statement(sql, value)} ORDER BY ${order}`, parameters)) as Array<Record<string, unknown>>;
+  const statement = 'sql' in order ? `${joined.statement(sql, value)} ORDER BY ${order.sql}` : joined.statement(sql, value);
+  const found = (await m.query(statement, parameters)) as Array<Record<string, unknown>>;
+  if ('plain' in order) {
+    const sign = order.plain === 'ASC' ? 1 : -1;
+    found.sort((a, b) => sign * (comparePlain(a.v, b.v) || comparePlain(a.k, b.k)));
+  }
   return found.map((row) => ({ k: row.k, v: row.v, row: joined.row(row) }));
+}
+
+/** Two values of a plain sort column as the driver hands them over (PageSpec.plainOrder): numbers, bigints or Dates. */
+function comparePlain(a: unknown, b: unknown): number {
+  const x = a instanceof Date ? a.getTime() : a;
+  const y = b instanceof Date ? b.getTime() : b;
+  if ((typeof x !== 'number' && typeof x !== 'bigint') || (typeof y !== 'number' && typeof y !== 'bigint')) {
+    throw new Error(`a plain sort column read as ${typeof a} and ${typeof b}: list it out of PageSpec.plainOrder`);
+  }
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** The page's rows as `qb`'s entities, by String(key). */
