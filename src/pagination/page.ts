@@ -212,11 +212,12 @@ async function joinedRead<T extends ObjectLiteral, R>(m: EntityManager, keys: Se
   const [sql, parameters] = keys.getQueryAndParameters();
   const statement = 'sql' in order ? `${joined.statement(sql, value)} ORDER BY ${order.sql}` : joined.statement(sql, value);
   const found = (await m.query(statement, parameters)) as Array<Record<string, unknown>>;
+  const read = found.map((row): Key<R> => ({ k: row.k, v: row.v, row: joined.row(row) }));
   if ('plain' in order) {
     const sign = order.plain === 'ASC' ? 1 : -1;
-    found.sort((a, b) => sign * (comparePlain(a.v, b.v) || comparePlain(a.k, b.k)));
+    read.sort((a, b) => sign * (comparePlain(a.v, b.v) || comparePlain(a.k, b.k)));
   }
-  return found.map((row) => ({ k: row.k, v: row.v, row: joined.row(row) }));
+  return read;
 }
 
 /** Two values of a plain sort column as the driver hands them over (PageSpec.plainOrder): numbers, bigints or Dates. */
