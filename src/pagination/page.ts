@@ -134,9 +134,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   query: PageQuery,
   spec: PageSpec,
   list: ListPaging & {
-    /** The rows of the page's keys, by String(key), read by a statement of the list's own (a join the query builder would hydrate slowly); else `qb`'s entities. */
-    rows?: (keys: unknown[]) => Promise<Map<string, R>>;
-    /** The page's rows read with its keys, in one statement of the list's own (JoinedRows); instead of `rows`. */
+    /** The page's rows read with its keys, in one statement of the list's own (JoinedRows); else `qb`'s entities, by a second statement. */
     joined?: JoinedRows<R>;
   } = {},
 ): Promise<Page<R>> {
@@ -181,7 +179,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   const { rows: keys, placed, position } = await pageWindow(request, () => totalCount, at, list, read, boundary);
   if (!keys.length) return new Page<R>([], totalCount!, placed, position);
   if (list.joined) return new Page(keys.map((r) => r.row!), totalCount!, placed, position);
-  const byKey = list.rows ? await list.rows(keys.map((r) => r.k)) : await entitiesByKey(qb, spec, keys);
+  const byKey = await entitiesByKey<T, R>(qb, spec, keys);
   return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount!, placed, position);
 }
 
