@@ -1,5 +1,6 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { parseDatabaseUrl } from '../src/config/config.js';
@@ -70,6 +71,60 @@ export function post(path: string, body: object, headers: Record<string, string>
 
 export function shortIdOf(partNo: number): string {
   return `BENCH-${String(partNo).padStart(7, '0')}`;
+}
+
+/** What `paced` sent: answers by class, and each request's time from when it was due to its answer (ms), in the order sent. */
+export interface PacedResult {
+  ok: number;
+  non2xx: number;
+  errors: number;
+  latencies: number[];
+}
+
+/**
+ * An open-loop load at a steady rate: request i is due at start + i / rate
+ * seconds and is sent then, whether or not the ones before it have been
+ * answered, over kept-alive connections (at most `connections` at once; one
+ * due while all are busy waits for a free one, and that wait counts in its
+ * latency). autocannon's `overallRate` is not steady: each connection sends
+ * its share of a second back to back when the second begins, so "200 a
+ * second" arrives as one burst of 200 every second.
+ */
+export async function paced(port: number, rate: number, seconds: number, connections: number, request: () => { method: string; path: string; body?: string; headers?: Record<string, string> }): Promise<PacedResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const result: PacedResult = { ok: 0, non2xx: 0, errors: 0, latencies: [] };
+  const sent: Array<Promise<void>> = [];
+  const start = performance.now();
+  const total = Math.round(rate * seconds);
+  try {
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const { method, path, body, headers } = request();
+      const index = result.latencies.push(NaN) - 1;
+      sent.push(
+        new Promise<void>((resolve) => {
+          const done = (outcome: 'ok' | 'non2xx' | 'errors') => {
+            result[outcome]++;
+            result.latencies[index] = performance.now() - due;
+            resolve();
+          };
+          const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+            res.resume();
+            res.on('end', () => done(res.statusCode! >= 200 && res.statusCode! < 300 ? 'ok' : 'non2xx'));
+            res.on('error', () => done('errors'));
+          });
+          req.on('error', () => done('errors'));
+          req.end(body);
+        }),
+      );
+    }
+    await Promise.all(sent);
+    return result;
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** The commit measured; `-dirty` when code changed since (the results files do not count). */
