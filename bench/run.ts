@@ -326,23 +326,39 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
   const d = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
   const receives = { label: '50 × POST /Inventory/Receive (this run)', rps: d.rps / 50 };
   const vsD = { label: '≈ (d)', rps: rawReceive.rps };
-  const measure = async (name: string, ceiling: { label: string; rps: number }, next: () => Record<string, unknown>, seconds = SECONDS, connections = CONNECTIONS) => {
+  const measure = async (name: string, ceiling: { label: string; rps: number }, next: (connection: Record<string, unknown>) => Record<string, unknown>, seconds = SECONDS, connections = CONNECTIONS) => {
     const row = await drive(name, PORTS.service, next, auth, seconds, connections);
     out.push(Object.assign(row, { ceiling: ceiling.label, vsCeiling: row.rps / ceiling.rps, vsNest: row.rps / nestCeiling.rps }));
   };
 
-  // A quarter of the connections (8 batches, 400 lines in flight where Receive had 32 requests) for at least 10 s:
-  // a batch takes its 50 items' locks at once, so 32 batches of random items would mostly queue on each other's locks,
-  // and a few seconds would see only the first wave of them finish.
+  // A quarter of the connections (8 batches, 400 lines in flight where Receive had 32 requests) for at least 10 s.
+  // A batch takes its 50 items' locks at once: the first row draws each connection's items from a share of its own
+  // (partNo ≡ its number, modulo the connections), so that batches never queue on one another's locks and the row
+  // measures what a batch costs (the target). The second draws them from every item, as independent clients would:
+  // with few items (2,000 at 20k lots) most batches then wait for another's locks, which the first row leaves out.
   let batchSeq = 0;
+  let batchConnection = 0;
   const batchConnections = Math.max(1, Math.round(CONNECTIONS / 4));
+  const share = Math.max(1, Math.floor(seeded.items / batchConnections));
+  const batch = (partNo: () => number) =>
+    post('/api/v1/Inventory/Batch', {
+      operations: Array.from({ length: 50 }, () => ({ op: 'receive', itemID: shortIdOf(partNo()), units: 1, wid: 1 + (batchSeq++ % 3), reasonCode: 1 })),
+    });
   await measure(
-    `POST /Inventory/Batch, 50 receives (${batchConnections} connections)`,
+    `POST /Inventory/Batch, 50 receives (${batchConnections} connections, each on items of its own)`,
     receives,
-    () =>
-      post('/api/v1/Inventory/Batch', {
-        operations: Array.from({ length: 50 }, () => ({ op: 'receive', itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1 + (batchSeq++ % 3), reasonCode: 1 })),
-      }),
+    (connection) => {
+      connection.slot ??= batchConnection++ % batchConnections;
+      const slot = connection.slot as number;
+      return batch(() => Math.min(seeded.items, 1 + slot + batchConnections * Math.floor(Math.random() * share)));
+    },
+    Math.max(SECONDS, 10),
+    batchConnections,
+  );
+  await measure(
+    `POST /Inventory/Batch, 50 receives (${batchConnections} connections, items of all, waiting on one another's locks; no target)`,
+    receives,
+    () => batch(() => randomPartNo(seeded)),
     Math.max(SECONDS, 10),
     batchConnections,
   );
@@ -662,7 +678,8 @@ function randomPartNo(s: Seeded): number {
 async function drive(
   name: string,
   port: number,
-  next: () => Record<string, unknown>,
+  /** The next request; `connection`: an object of the autocannon connection that sends it, kept across its requests. */
+  next: (connection: Record<string, unknown>) => Record<string, unknown>,
   headers: Record<string, string> = {},
   seconds = SECONDS,
   connections = CONNECTIONS,
@@ -678,7 +695,7 @@ async function drive(
       headers,
       // A fresh request each time: reusing autocannon's previous one would carry a POST's
       // Content-Length onto the next GET, and the server would wait for a body never sent.
-      requests: [{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next() }) }],
+      requests: [{ setupRequest: (_request: unknown, connection: Record<string, unknown>) => ({ method: 'GET', headers: { ...headers }, ...next(connection) }) }],
     } as unknown as autocannon.Options);
   const warmed = await warmUp(load, warm);
   const result = await load(seconds);
