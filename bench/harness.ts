@@ -73,48 +73,53 @@ export function shortIdOf(partNo: number): string {
   return `BENCH-${String(partNo).padStart(7, '0')}`;
 }
 
-/** What `paced` sent: answers by class, and each request's time from when it was due to its answer (ms), in the order sent. */
+/** What `paced` sent: answers by class (an error: no answer, or none within PACED_TIMEOUT_MS). */
 export interface PacedResult {
   ok: number;
   non2xx: number;
   errors: number;
-  latencies: number[];
 }
+
+/** How long `paced` waits for an answer, as autocannon's default timeout. */
+const PACED_TIMEOUT_MS = 10_000;
 
 /**
  * An open-loop load at a steady rate: request i is due at start + i / rate
  * seconds and is sent then, whether or not the ones before it have been
  * answered, over kept-alive connections (at most `connections` at once; one
- * due while all are busy waits for a free one, and that wait counts in its
- * latency). autocannon's `overallRate` is not steady: each connection sends
- * its share of a second back to back when the second begins, so "200 a
- * second" arrives as one burst of 200 every second.
+ * due while all are busy waits for a free one). autocannon's `overallRate` is
+ * not steady: each connection sends its share of a second back to back when
+ * the second begins, so "200 a second" arrives as one burst of 200 every
+ * second. Resolves once every request has its answer, an error, or has
+ * waited PACED_TIMEOUT_MS.
  */
 export async function paced(port: number, rate: number, seconds: number, connections: number, request: () => { method: string; path: string; body?: string; headers?: Record<string, string> }): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const result: PacedResult = { ok: 0, non2xx: 0, errors: 0, latencies: [] };
+  const result: PacedResult = { ok: 0, non2xx: 0, errors: 0 };
   const sent: Array<Promise<void>> = [];
   const start = performance.now();
   const total = Math.round(rate * seconds);
   try {
     for (let i = 0; i < total; i++) {
-      const due = start + (i * 1000) / rate;
-      const wait = due - performance.now();
+      const wait = start + (i * 1000) / rate - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const { method, path, body, headers } = request();
-      const index = result.latencies.push(NaN) - 1;
       sent.push(
         new Promise<void>((resolve) => {
-          const done = (outcome: 'ok' | 'non2xx' | 'errors') => {
+          let settled = false;
+          const done = (outcome: keyof PacedResult) => {
+            if (settled) return;
+            settled = true;
             result[outcome]++;
-            result.latencies[index] = performance.now() - due;
             resolve();
           };
           const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
             res.resume();
             res.on('end', () => done(res.statusCode! >= 200 && res.statusCode! < 300 ? 'ok' : 'non2xx'));
-            res.on('error', () => done('errors'));
+            // Cut off before its end (the socket closed, or the timeout below).
+            res.on('close', () => done('errors'));
           });
+          req.setTimeout(PACED_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${PACED_TIMEOUT_MS} ms`)));
           req.on('error', () => done('errors'));
           req.end(body);
         }),

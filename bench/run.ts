@@ -695,7 +695,12 @@ async function drive(
       headers,
       // A fresh request each time: reusing autocannon's previous one would carry a POST's
       // Content-Length onto the next GET, and the server would wait for a body never sent.
-      requests: [{ setupRequest: (_request: unknown, connection: Record<string, unknown>) => ({ method: 'GET', headers: { ...headers }, ...next(connection) }) }],
+      // Set per connection (setupClient runs once for each): autocannon's own `context` is reset at every request
+      // of a one-request list, so an object the connection keeps across its requests is made here.
+      setupClient: (client: { setRequests(requests: unknown[]): void }) => {
+        const connection: Record<string, unknown> = {};
+        client.setRequests([{ setupRequest: () => ({ method: 'GET', headers: { ...headers }, ...next(connection) }) }]);
+      },
     } as unknown as autocannon.Options);
   const warmed = await warmUp(load, warm);
   const result = await load(seconds);
