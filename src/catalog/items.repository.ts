@@ -14,7 +14,7 @@ import type { PageQuery } from '../pagination/page-request.js';
 import { Item, ItemAlias } from './catalog.entities.js';
 
 /** Sorting of both item lists (DECISIONS "Pagination"): shortID compares case-insensitively, like its uniqueness. */
-const ITEM_PAGES: PageSpec = {
+export const ITEM_PAGES: PageSpec = {
   maxPageSize: MAX_PAGE_SIZE.standard,
   sortable: {
     shortID: 'item.shortIdKey',

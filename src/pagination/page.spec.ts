@@ -4,7 +4,8 @@ import { ValidationFailed } from '../errors.js';
 import { ApiValidationPipe } from '../http/validation.pipe.js';
 import { linkHeader } from './page-headers.interceptor.js';
 import { PageQueryDto } from './page-query.dto.js';
-import { MAX_PAGE_SIZE, Page, paginate, resolvePage, type PageSpec } from './page.js';
+import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { joinedRead, MAX_PAGE_SIZE, orderPlain, Page, paginate, resolvePage, type PageSpec } from './page.js';
 
 const SPEC: PageSpec = {
   maxPageSize: MAX_PAGE_SIZE.standard,
@@ -224,5 +225,56 @@ describe('paginate on a real database', () => {
   it('refuses a query builder not built on the manager given', async () => {
     const other = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Row] });
     await expect(paginate(other.manager, ds.manager.createQueryBuilder(Row, 'row'), {}, SPEC)).rejects.toThrow('not built on the manager given');
+  });
+});
+
+describe('a joined page put in order in JavaScript (PageSpec.plainOrder, MySQL)', () => {
+  // Rows as the database may hand them over: a join keeps no order of its own.
+  const rows = [
+    { k: 3, v: 10 },
+    { k: 7, v: 20 },
+    { k: 1, v: 10 },
+    { k: 2, v: 5 },
+    { k: 5, v: 10 },
+  ];
+
+  it('orders by the sort value, then the key, both ascending or both descending', () => {
+    expect(orderPlain([...rows], 'ASC').map((r) => r.k)).toEqual([2, 1, 3, 5, 7]);
+    expect(orderPlain([...rows], 'DESC').map((r) => r.k)).toEqual([7, 5, 3, 1, 2]);
+  });
+
+  it('orders Dates to the millisecond and bigints beside numbers', () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms));
+    const dated = [
+      { k: 1, v: at(2) },
+      { k: 2, v: at(0) },
+      { k: 3, v: at(1) },
+      { k: 4, v: at(1) },
+    ];
+    expect(orderPlain([...dated], 'ASC').map((r) => r.k)).toEqual([2, 3, 4, 1]);
+    expect(orderPlain([...dated], 'DESC').map((r) => r.k)).toEqual([1, 4, 3, 2]);
+    const big = [
+      { k: 9007199254740993n, v: 1 },
+      { k: 9007199254740991, v: 1 },
+      { k: 9007199254740992n, v: 0 },
+    ];
+    expect(orderPlain([...big], 'ASC').map((r) => r.k)).toEqual([9007199254740992n, 9007199254740991, 9007199254740993n]);
+  });
+
+  it('refuses a value that is neither a number, a bigint nor a Date (a column listed in plainOrder by mistake)', () => {
+    expect(() => orderPlain([{ k: 1, v: 'b' }, { k: 2, v: 'a' }], 'ASC')).toThrow(/plainOrder/);
+  });
+
+  it('is what a joined read returns: the rows in order, whatever order the statement gave them', async () => {
+    const statements: string[] = [];
+    const m = { query: async (sql: string) => (statements.push(sql), rows.map((r) => ({ ...r }))) } as unknown as EntityManager;
+    const keys = { getQueryAndParameters: () => ['SELECT keys', []] } as unknown as SelectQueryBuilder<ObjectLiteral>;
+    const joined = { statement: (sql: string, value: string) => `SELECT ${value} FROM (${sql}) k`, row: (r: Record<string, unknown>) => `row ${String(r.k)}` };
+    const read = await joinedRead(m, keys, joined, 'k.v', { plain: 'DESC' });
+    expect(read.map((r) => r.row)).toEqual(['row 7', 'row 5', 'row 3', 'row 1', 'row 2']);
+    // Ordered here, so the statement has no ORDER BY; with `sql` the database orders it.
+    expect(statements).toEqual(['SELECT k.v FROM (SELECT keys) k']);
+    await joinedRead(m, keys, joined, 'k.v', { sql: 'lot.received DESC, lot.recNo DESC' });
+    expect(statements[1]).toBe('SELECT k.v FROM (SELECT keys) k ORDER BY lot.received DESC, lot.recNo DESC');
   });
 });

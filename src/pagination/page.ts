@@ -203,19 +203,26 @@ export interface JoinedRows<R> {
 }
 
 /** How a joined read is ordered: by the database (`sql`, the ORDER BY list) or here, by each row's sort value then key (`plain`). */
-type JoinedOrder = { sql: string } | { plain: Direction };
+export type JoinedOrder = { sql: string } | { plain: Direction };
 
 /** The keys of a window read with their rows (JoinedRows): each row's key and sort value, and its answer, in the window's order. */
-async function joinedRead<T extends ObjectLiteral, R>(m: EntityManager, keys: SelectQueryBuilder<T>, joined: JoinedRows<R>, value: 'k.k' | 'k.v', order: JoinedOrder): Promise<Key<R>[]> {
+export async function joinedRead<T extends ObjectLiteral, R>(m: EntityManager, keys: SelectQueryBuilder<T>, joined: JoinedRows<R>, value: 'k.k' | 'k.v', order: JoinedOrder): Promise<Key<R>[]> {
   const [sql, parameters] = keys.getQueryAndParameters();
   const statement = 'sql' in order ? `${joined.statement(sql, value)} ORDER BY ${order.sql}` : joined.statement(sql, value);
   const found = (await m.query(statement, parameters)) as Array<Record<string, unknown>>;
   const read = found.map((row): Key<R> => ({ k: row.k, v: row.v, row: joined.row(row) }));
-  if ('plain' in order) {
-    const sign = order.plain === 'ASC' ? 1 : -1;
-    read.sort((a, b) => sign * (comparePlain(a.v, b.v) || comparePlain(a.k, b.k)));
-  }
-  return read;
+  return 'plain' in order ? orderPlain(read, order.plain) : read;
+}
+
+/**
+ * Rows of a joined read in the page's order when it is made here
+ * (PageSpec.plainOrder): by sort value `v`, then key `k`, both in
+ * `direction`, as MySQL's ORDER BY of those columns would. Sorts `rows`, an
+ * array of paginate's own, in place, and returns it.
+ */
+export function orderPlain<K extends { k: unknown; v?: unknown }>(rows: K[], direction: Direction): K[] {
+  const sign = direction === 'ASC' ? 1 : -1;
+  return rows.sort((a, b) => sign * (comparePlain(a.v, b.v) || comparePlain(a.k, b.k)));
 }
 
 /** Two values of a plain sort column as the driver hands them over (PageSpec.plainOrder): numbers, bigints or Dates. */

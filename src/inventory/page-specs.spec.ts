@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
+import { Item } from '../catalog/catalog.entities.js';
+import { ITEM_PAGES } from '../catalog/items.repository.js';
+import { ENTITIES } from '../entities.js';
+import type { PageSpec } from '../pagination/page.js';
+import { ALLOCATION_PAGES } from './allocations.repository.js';
+import { EXPECTATION_PAGES } from './expectations.repository.js';
+import { Lot } from './inventory.entities.js';
+import { LEDGER_PAGES, LOT_PAGES } from './inventory-pages.repository.js';
+import { STOCK_PAGES } from './stock-level-pages.repository.js';
+
+/**
+ * A page sorted by a column of PageSpec.plainOrder is put in order in
+ * JavaScript on MySQL (pagination/page.ts, `orderPlain`), which compares
+ * numbers, bigints and Dates only: every such column, and the tiebreak after
+ * it, must be an integer or datetime column that holds no NULL and no
+ * transformer, on both drivers' metadata. A list that adds plainOrder is added here.
+ */
+describe('PageSpec.plainOrder', () => {
+  const withPlainOrder: Array<[string, PageSpec, EntityTarget<ObjectLiteral>]> = [
+    ['items', ITEM_PAGES, Item],
+    ['lots', LOT_PAGES, Lot],
+  ];
+  const drivers: Array<[string, () => DataSource]> = [
+    ['mysql', () => new DataSource({ type: 'mysql', database: 'unused', entities: ENTITIES })],
+    ['better-sqlite3', () => new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: ENTITIES })],
+  ];
+
+  it.each(drivers)('lists only non-null integer and datetime columns without a transformer (%s)', async (_name, make) => {
+    const ds = make();
+    // The entities' metadata without connecting (the MySQL driver needs no server for it).
+    await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    for (const [list, spec, entity] of withPlainOrder) {
+      const metadata = ds.getMetadata(entity);
+      const plain = spec.plainOrder ?? [];
+      expect(plain.length).toBeGreaterThan(0);
+      for (const column of [...plain, spec.tiebreak]) {
+        const [, property] = column.split('.');
+        const found = metadata.findColumnWithPropertyName(property);
+        expect({ list, column, exists: !!found }).toEqual({ list, column, exists: true });
+        expect({ list, column, type: String(found!.type), nullable: found!.isNullable, transformer: !!found!.transformer }).toEqual({
+          list,
+          column,
+          type: expect.stringMatching(/^(int|integer|bigint|datetime)$/),
+          nullable: false,
+          transformer: false,
+        });
+        // Listed columns are sortable columns of the list.
+        if (column !== spec.tiebreak) expect(Object.values(spec.sortable)).toContain(column);
+      }
+    }
+  });
+
+  it('is set on no other list (one that adds it is checked above first)', () => {
+    for (const spec of [LEDGER_PAGES, STOCK_PAGES, ALLOCATION_PAGES, EXPECTATION_PAGES]) expect(spec.plainOrder).toBeUndefined();
+  });
+});
