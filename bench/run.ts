@@ -350,7 +350,7 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
     (connection) => {
       connection.slot ??= batchConnection++ % batchConnections;
       const slot = connection.slot as number;
-      return batch(() => Math.min(seeded.items, 1 + slot + batchConnections * Math.floor(Math.random() * share)));
+      return batch(() => 1 + slot + batchConnections * Math.floor(Math.random() * share));
     },
     Math.max(SECONDS, 10),
     batchConnections,

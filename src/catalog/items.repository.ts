@@ -3,13 +3,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { caseKey } from '../database/case-key.js';
 import { countsTotal } from '../database/counters.js';
-import { isMysql } from '../database/dialect.js';
 import { type Consistency, ListReads } from '../database/list-reads.js';
 import { columnList, rows, toEntity } from '../database/statements.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { PageCursors } from '../pagination/cursor.js';
-import { type JoinedRows, MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
+import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, paginate, type Page, type PageSpec } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { Item, ItemAlias } from './catalog.entities.js';
 
@@ -152,14 +151,12 @@ export class ItemsRepository {
  * statement for the rows would repeat the list's filter on a list of keys,
  * which MariaDB plans against every index of the filter (at 100,000 items it
  * cost more than the keys and the join together), and would read the rows at
- * another moment than their keys. On MariaDB the join starts from the keys
- * (STRAIGHT_JOIN), as the lot page's does.
+ * another moment than their keys.
  */
 function itemRows(m: EntityManager): JoinedRows<Item> {
   const q = (name: string) => m.connection.driver.escape(name);
-  const select = (value: string) => `SELECT ${isMysql(m) ? 'STRAIGHT_JOIN ' : ''}k.k AS k, ${value} AS v, ${columnList(m, Item, 'item')}`;
   return {
-    statement: (keys, value) => `${select(value)} FROM (${keys}) k JOIN ${q('item')} item ON item.${q('partNo')} = k.k`,
+    statement: (keys, value) => joinedStatement(m, keys, value, columnList(m, Item, 'item'), `JOIN ${q('item')} item ON item.${q('partNo')} = k.k`),
     row: (row) => toEntity(m, Item, row),
   };
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
-import { isMysql } from '../database/dialect.js';
 import type { Consistency } from '../database/list-reads.js';
 import { columnList, toEntity } from '../database/statements.js';
-import { type JoinedRows, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
+import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
 import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
@@ -95,16 +94,15 @@ export class InventoryPagesRepository {
  * the keys, each row read into its answer at once. Only the columns the page
  * sends are read; the query builder's entity hydration and a statement of
  * their own for the rows would cost a 250-lot page several times the
- * statement itself. On MariaDB the join keeps the keys' order of tables
- * (STRAIGHT_JOIN): a deep page's derived table is estimated at every lot,
- * and the join would otherwise start from the items.
+ * statement itself. The join starts from the keys (joinedStatement), not
+ * from the items.
  */
 function lotAnswers<R>(m: EntityManager, answer: LotAnswer<R>): JoinedRows<R> {
   const q = (name: string) => m.connection.driver.escape(name);
   const columns = `${columnList(m, Lot, 'lot', LOT_PAGE_FIELDS)}, i.${q('shortID')} AS itemShortID, i.${q('description')} AS itemDescription`;
-  const select = (value: string) => `SELECT ${isMysql(m) ? 'STRAIGHT_JOIN ' : ''}k.k AS k, ${value} AS v, ${columns}`;
+  const joins = `JOIN ${q('lot')} lot ON lot.${q('recNo')} = k.k JOIN ${q('item')} i ON i.${q('partNo')} = lot.${q('partNo')}`;
   return {
-    statement: (keys, value) => `${select(value)} FROM (${keys}) k JOIN ${q('lot')} lot ON lot.${q('recNo')} = k.k JOIN ${q('item')} i ON i.${q('partNo')} = lot.${q('partNo')}`,
+    statement: (keys, value) => joinedStatement(m, keys, value, columns, joins),
     row: (row) => answer(toEntity(m, Lot, row, LOT_PAGE_FIELDS), row.itemShortID as string, row.itemDescription as string),
   };
 }

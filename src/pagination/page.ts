@@ -202,6 +202,17 @@ export interface JoinedRows<R> {
   row(joined: Record<string, unknown>): R;
 }
 
+/**
+ * The statement of a JoinedRows: the keys' statement as the derived table
+ * `k`, its key and sort value as `k` and `v`, then `columns`, from `k` and
+ * `joins` (the joins by primary key, the first of them to `k.k`). On MySQL the
+ * join starts from the keys (STRAIGHT_JOIN): a deep page's derived table is
+ * estimated at every row, and MariaDB would otherwise start elsewhere.
+ */
+export function joinedStatement(m: EntityManager, keys: string, value: 'k.k' | 'k.v', columns: string, joins: string): string {
+  return `SELECT ${isMysql(m) ? 'STRAIGHT_JOIN ' : ''}k.k AS k, ${value} AS v, ${columns} FROM (${keys}) k ${joins}`;
+}
+
 /** How a joined read is ordered: by the database (`sql`, the ORDER BY list) or here, by each row's sort value then key (`plain`). */
 export type JoinedOrder = { sql: string } | { plain: Direction };
 
