@@ -1,7 +1,15 @@
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { GatheredCounts } from './counters.js';
 import { letOthersRun } from './event-loop.js';
-import type { Statement } from './statements.js';
+import { insertStatement, type Statement } from './statements.js';
+
+/**
+ * How many rows one INSERT writes at most. SQLite refuses a statement with
+ * more than 32,766 parameters (a ledger row has 17), and smaller statements
+ * keep MySQL's packets small too: thousands of rows go in several statements
+ * of one transaction.
+ */
+export const ROWS_PER_INSERT = 500;
 
 /**
  * Everything one transaction collects besides the statements it runs at
@@ -16,6 +24,8 @@ import type { Statement } from './statements.js';
 export class TransactionContext {
   /** Writes held back until just before the COMMIT (see `later`). */
   private held: Statement[] = [];
+  /** New rows kept for the commit, by entity, in the order they came (see `insertWithCommit`). */
+  private inserts = new Map<EntityTarget<ObjectLiteral>, ObjectLiteral[]>();
   private gathered: GatheredCounts | null = null;
   private committed: Array<() => void> | null = null;
   private ended = false;
@@ -34,8 +44,8 @@ export class TransactionContext {
    * A write sent with the commit, just before COMMIT, one statement per
    * query, after whatever the transaction reads and locks. What may go here:
    * a write to rows the transaction has already locked (a picked lot, a
-   * locked stock_level row) or that nobody else can see yet (a new ledger or
-   * event row), and whose result (changed rows, insert id) is not needed. A
+   * locked stock_level row), and whose result (changed rows) is not needed
+   * (new rows nothing reads: `insertWithCommit`). A
    * read in the same transaction would not see it, so the runner sends what
    * is held before the next piece of work of a unit (each operation of a
    * Batch).
@@ -43,6 +53,23 @@ export class TransactionContext {
   later(statement: Statement): void {
     this.open();
     this.held.push(statement);
+  }
+
+  /**
+   * New rows that nothing in the transaction ever reads (ledger rows, outbox
+   * events), kept until the commit and written there after the held-back
+   * writes: each entity's rows as few multi-row INSERTs as their columns
+   * allow (rows in the order they came; a run of rows that set the same
+   * columns, at most ROWS_PER_INSERT, is one statement). Unlike `later`, they
+   * are not sent between the pieces of a unit of work, so a Batch of fifty
+   * operations writes its ledger in one statement instead of fifty. Their
+   * generated keys are not known to the transaction.
+   */
+  insertWithCommit<T extends ObjectLiteral>(entity: EntityTarget<T>, rows: Array<Partial<T>>): void {
+    this.open();
+    let kept = this.inserts.get(entity);
+    if (!kept) this.inserts.set(entity, (kept = []));
+    for (const row of rows) kept.push(row);
   }
 
   /** The counter changes the transaction gathers and writes with its commit, after the held-back writes (counters.ts). */
@@ -74,8 +101,10 @@ export class TransactionContext {
     }
   }
 
-  /** The runner's: what goes just before COMMIT, sent: the held-back writes, then the counters. */
+  /** The runner's: what goes just before COMMIT, sent: the held-back writes, the new rows, then the counters. */
   async sendWithCommit(): Promise<void> {
+    for (const [entity, rows] of this.inserts) this.held.push(...insertsOf(this.manager, entity, rows));
+    this.inserts.clear();
     if (this.gathered) this.held.push(...this.gathered.statements(this.manager));
     this.gathered = null;
     await this.sendHeld();
@@ -86,6 +115,7 @@ export class TransactionContext {
     this.ended = true;
     const steps = this.committed ?? [];
     this.held = [];
+    this.inserts.clear();
     this.gathered = null;
     this.committed = null;
     return steps;
@@ -94,6 +124,35 @@ export class TransactionContext {
   private open(): void {
     if (this.ended) throw new Error('the transaction of this context has ended');
   }
+}
+
+/**
+ * The INSERTs of an entity's new rows, in their order: a run of consecutive
+ * rows that set the same columns (insertStatement takes its columns from the
+ * first row), at most ROWS_PER_INSERT, is one statement.
+ */
+export function insertsOf(m: EntityManager, entity: EntityTarget<ObjectLiteral>, rows: ObjectLiteral[]): Statement[] {
+  const statements: Statement[] = [];
+  let run: ObjectLiteral[] = [];
+  let shape = '';
+  for (const row of rows) {
+    const set = columnsSet(row);
+    if (run.length && (set !== shape || run.length === ROWS_PER_INSERT)) {
+      statements.push(insertStatement(m, entity, run));
+      run = [];
+    }
+    shape = set;
+    run.push(row);
+  }
+  if (run.length) statements.push(insertStatement(m, entity, run));
+  return statements;
+}
+
+/** The properties a row sets (not undefined), as one text. */
+function columnsSet(row: ObjectLiteral): string {
+  let set = '';
+  for (const key in row) if (row[key] !== undefined) set += `${key},`;
+  return set;
 }
 
 /** A transaction as a driver begins it (mysql-begin.ts, sqlite-writer.ts): its manager and how it ends. */

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { insertStatement } from '../database/statements.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { OutboxEvent } from './events.entities.js';
 
@@ -10,11 +9,12 @@ export type NewOutboxEvent = Omit<OutboxEvent, 'eventNo'>;
 @Injectable()
 export class OutboxRepository {
   /**
-   * The row, held back for the commit (`ctx.later`: nothing in the
-   * transaction reads it), as a hand-written INSERT (statements.ts): the
-   * query builder's per-call work is a measurable part of a write.
+   * The row, kept for the commit (`ctx.insertWithCommit`: nothing in the
+   * transaction reads it), written there with the transaction's other events
+   * as one hand-written INSERT (statements.ts): the query builder's per-call
+   * work is a measurable part of a write.
    */
   insertWithCommit(ctx: TransactionContext, event: NewOutboxEvent): void {
-    ctx.later(insertStatement(ctx.manager, OutboxEvent, [event]));
+    ctx.insertWithCommit(OutboxEvent, [event]);
   }
 }

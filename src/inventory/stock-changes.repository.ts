@@ -2,25 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { formatDecimal, subtractDecimal, toTenThousandths } from '../quantity.js';
-import { columnValue, execute, insertRows, insertStatement, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
-import type { TransactionContext } from '../database/transaction-context.js';
+import { columnValue, execute, insertRows, plusDecimal, type Statement, updateStatement } from '../database/statements.js';
+import { ROWS_PER_INSERT, type TransactionContext } from '../database/transaction-context.js';
 import { letOthersRun } from '../database/event-loop.js';
 import { LedgerEntry, Lot, StockLevel } from './inventory.entities.js';
 import { countLedgerRows } from './list-counts.js';
 import type { PickPlan } from './pick.js';
 import { LEVEL_COLUMNS, type LedgerFields, type LedgerRow, type LevelDelta, type LevelFigures, type TakenLot } from './stock-changes.js';
 
-/**
- * How many rows one statement writes at most. SQLite refuses a statement with
- * more than 32,766 parameters (a ledger row has 17), and smaller statements
- * keep MySQL's packets small too: an operation over thousands of lots is
- * written in several statements of one transaction.
- */
-const ROWS_PER_STATEMENT = 500;
-
 function chunks<T>(values: T[]): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < values.length; i += ROWS_PER_STATEMENT) out.push(values.slice(i, i + ROWS_PER_STATEMENT));
+  for (let i = 0; i < values.length; i += ROWS_PER_INSERT) out.push(values.slice(i, i + ROWS_PER_INSERT));
   return out;
 }
 
@@ -119,10 +111,10 @@ export class StockChangesRepository {
       requestKey: fields.requestKey,
       created,
     });
-    // New rows nothing in the transaction reads: they go with the commit. A chunk at a time, the event loop turning between.
+    // New rows nothing in the transaction reads: they go with the commit, with the other operations' of a unit (a Batch). Made a chunk at a time, the event loop turning between.
     for (const chunk of chunks(rows)) {
       await letOthersRun();
-      ctx.later(insertStatement(ctx.manager, LedgerEntry, chunk.map(entry)));
+      ctx.insertWithCommit(LedgerEntry, chunk.map(entry));
     }
     countLedgerRows(ctx, rows);
   }
