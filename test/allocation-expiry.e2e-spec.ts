@@ -1,10 +1,12 @@
+import { jest } from '@jest/globals';
 import { AllocationExpiry } from '../src/inventory/allocation-expiry.js';
+import { AllocationsService } from '../src/inventory/allocations.service.js';
 import { createTestDatabase, startTestApp, type TestApp, type TestDatabase, testDatabaseKind } from './app.factory.js';
 import { givenClient, type TestClient } from './support/auth.js';
 import { givenItem } from './support/catalog.js';
 import { DAY_MS, type Doc, documentOf, fromNow, givenAllocation, pack, sleep } from './support/documents.js';
 import { eventsAfter, lastSeq, sequenced } from './support/events.js';
-import { expectLedgerConsistent, givenStock, stockOf } from './support/inventory.js';
+import { batch, expectLedgerConsistent, givenStock, stockOf } from './support/inventory.js';
 
 /**
  * The expiry of allocations (EXTENSIONS: an open allocation past its
@@ -55,6 +57,32 @@ describe(`the expiry of allocations (${testDatabaseKind()})`, () => {
     expect(await stockOf(a, admin.bearer, itemID, 1)).toMatchObject({ inStock: 40, committed: 0, available: 40 });
     // The service's own change: no client made it.
     expect(expired[0].data).toMatchObject({ status: 'expired', clientId: null, reasonCode: null, reference: null, itemID });
+  });
+
+  it('a look goes on past the allocations it could not expire: 100 that fail (more than one look reads) hold up none of the 130 due after them', async () => {
+    const itemID = await stockedItem(500);
+    // 230 due tomorrow, one Batch (its allocations in id order); the two looks below run two days ahead.
+    const operations = Array.from({ length: 230 }, (_, i) => ({ op: 'allocate', itemID, wid: 1, units: 1, reference: `LOOK-${i}`, expiresAt: fromNow(DAY_MS) }));
+    const made = await batch(a, admin.bearer, operations).expect(200);
+    const ids = (made.body.results as Array<{ allocation: Doc }>).map((r) => Number(r.allocation.id));
+    const failing = new Set(ids.slice(0, 100));
+    const service = a.app.get(AllocationsService);
+    const expire = service.expire.bind(service);
+    // The first 100 in the look's order (expiresAt, then id) fail, as an allocation whose transaction keeps failing would.
+    const spy = jest.spyOn(service, 'expire').mockImplementation((due, now) => (failing.has(due.id) ? Promise.reject(new Error('planted failure')) : expire(due, now)));
+    const ahead = new Date(Date.now() + 2 * DAY_MS);
+    try {
+      expect(await a.app.get(AllocationExpiry).expireDue(ahead)).toBe(130);
+    } finally {
+      spy.mockRestore();
+    }
+    const states = async (which: number[]) => new Set(await Promise.all(which.map(async (id) => (await documentOf(a, admin.bearer, 'Allocation', id)).state)));
+    expect(await states(ids.slice(0, 100))).toEqual(new Set(['open']));
+    expect(await states(ids.slice(100))).toEqual(new Set(['cancelled']));
+    expect(await stockOf(a, admin.bearer, itemID, 1)).toMatchObject({ inStock: 500, committed: 100, available: 400 });
+    // The next look, without the failures, expires the rest.
+    expect(await a.app.get(AllocationExpiry).expireDue(ahead)).toBe(100);
+    expect(await stockOf(a, admin.bearer, itemID, 1)).toMatchObject({ inStock: 500, committed: 0, available: 500 });
   });
 
   it('releases the unpacked units of an allocation partly packed when it expires; it stays open with its packed units alone', async () => {

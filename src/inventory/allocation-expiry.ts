@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { AppLogger } from '../http/logger.js';
-import { AllocationsRepository } from './allocations.repository.js';
+import { AllocationsRepository, type DueAfter } from './allocations.repository.js';
 import { AllocationsService } from './allocations.service.js';
 
 /** How many due allocations one look reads; it looks again at once while it finds that many. */
@@ -58,27 +58,29 @@ export class AllocationExpiry implements OnModuleDestroy {
       .finally(() => (this.running = null));
   }
 
-  /** Expires every allocation due at `now`, each in its own transaction; how many it expired. */
+  /**
+   * Expires every allocation due at `now`, each in its own transaction; how
+   * many it expired. Each look of LOOK goes on past the last one read, so
+   * allocations that fail (and are tried again at the next look) hold up none
+   * behind them.
+   */
   async expireDue(now: Date = new Date()): Promise<number> {
     let expired = 0;
+    let after: DueAfter | undefined;
     for (;;) {
-      const due = await this.repository.due(now, LOOK);
-      let progress = false;
+      const due = await this.repository.due(now, LOOK, after);
       for (const allocation of due) {
         if (this.stopped) return expired;
         try {
-          if (await this.allocations.expire(allocation, now)) {
-            expired++;
-            progress = true;
-          }
+          if (await this.allocations.expire(allocation, now)) expired++;
         } catch (error) {
           // One allocation that fails (its item's contention past the retry budget, say) holds up none of
           // the others: the next look tries it again.
           this.logger?.log.warn({ err: error, allocationId: allocation.id }, 'allocations: this allocation did not expire; the next look tries again');
         }
       }
-      // A full look that expired nothing would find the same rows again.
-      if (due.length < LOOK || !progress) return expired;
+      if (due.length < LOOK) return expired;
+      after = due[due.length - 1].after;
     }
   }
 }

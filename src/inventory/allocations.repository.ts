@@ -44,7 +44,13 @@ export function documentTotal(list: DocumentList, wids: number[], filter: Docume
 export type AllocationRow = Allocation & { shortID: string };
 
 /** An allocation the expiry found: due, open, with unpacked units left (read again under its locks before anything changes), and its item's shortID. */
-export type DueAllocation = Pick<Allocation, 'id' | 'partNo' | 'wID'> & { shortID: string };
+export type DueAllocation = Pick<Allocation, 'id' | 'partNo' | 'wID'> & { shortID: string; after: DueAfter };
+
+/** Where the expiry's next look goes on from: past this allocation (its expiresAt as the driver read it, and its id). */
+export interface DueAfter {
+  expiresAt: unknown;
+  id: number;
+}
 
 /**
  * The statements on `allocation`. In a transaction on its manager
@@ -100,17 +106,20 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
 
   /**
    * Up to `limit` open allocations whose expiresAt is at or before `now` and
-   * that still have unpacked units (IX_allocation_expiry), soonest first.
+   * that still have unpacked units (IX_allocation_expiry), soonest first;
+   * those after `after` in that order when given (a look goes on past what
+   * the one before it read, whether or not those expired).
    */
-  async due(now: Date, limit: number): Promise<DueAllocation[]> {
+  async due(now: Date, limit: number, after?: DueAfter): Promise<DueAllocation[]> {
     const m = this.tx.reader;
+    const seek = after ? ' AND (a.expiresAt > ? OR (a.expiresAt = ? AND a.id > ?))' : '';
     const found = await rows(
       m,
       // Amounts are whole ten-thousandths: more than half of one left means some is (SQLite subtracts in doubles).
-      'SELECT a.id, a.partNo, a.wID, i.shortID FROM allocation a JOIN item i ON i.partNo = a.partNo' +
-        " WHERE a.state = 'open' AND a.expiresAt <= ? AND a.units - a.shipped - a.packed > 0.00005 ORDER BY a.expiresAt, a.id LIMIT ?",
-      [columnValue(m, Allocation, 'expiresAt', now), limit],
+      'SELECT a.id, a.partNo, a.wID, a.expiresAt, i.shortID FROM allocation a JOIN item i ON i.partNo = a.partNo' +
+        ` WHERE a.state = 'open' AND a.expiresAt <= ?${seek} AND a.units - a.shipped - a.packed > 0.00005 ORDER BY a.expiresAt, a.id LIMIT ?`,
+      [columnValue(m, Allocation, 'expiresAt', now), ...(after ? [after.expiresAt, after.expiresAt, after.id] : []), limit],
     );
-    return found.map((r) => ({ id: Number(r.id), partNo: Number(r.partNo), wID: Number(r.wID), shortID: String(r.shortID) }));
+    return found.map((r) => ({ id: Number(r.id), partNo: Number(r.partNo), wID: Number(r.wID), shortID: String(r.shortID), after: { expiresAt: r.expiresAt, id: Number(r.id) } }));
   }
 }

@@ -36,7 +36,7 @@ export function documentId(raw: string, kind: 'allocation' | 'expectation'): num
   return id;
 }
 
-/** A change of an allocation that is done or cancelled (DECISIONS "Conflicts", reason `allocation_closed`). */
+/** A change of an allocation that is done or cancelled: reason `allocation_closed`, one of the two this service adds to DECISIONS "Conflicts" (docs/api.md, "Errors"). */
 export class AllocationClosed extends Conflict {
   constructor(a: Pick<Allocation, 'id' | 'state'>) {
     super(`Allocation ${a.id} is ${a.state}: it takes no more changes.`, { reason: 'allocation_closed', allocationId: a.id, state: a.state });
