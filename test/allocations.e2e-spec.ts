@@ -71,6 +71,7 @@ import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import {
+  atOperation,
   type DocumentCase,
   type DocumentRoute,
   expectReplayed,
@@ -78,6 +79,7 @@ import {
   itListsDocuments,
   itRefusesAnotherWarehouse,
   KEY_REUSED,
+  namesNone,
   NO_PERMISSION,
   notFound,
   OUT_OF_SCOPE,
@@ -265,6 +267,14 @@ describe(`Allocations (${testDatabaseKind()})`, () => {
           ['Pack', () => pack(t, bearer, inTwo, { units: 1 }), notFound('Allocation', inTwo)],
           ['Cancel', () => cancelAllocation(t, bearer, inTwo), notFound('Allocation', inTwo)],
           ['GET by id', () => getAllocation(t, bearer, inTwo), notFound('Allocation', inTwo)],
+          ['Issue against it', () => issue(t, bearer, { itemID, wid: 2, units: 1, allocationId: inTwo }), OUT_OF_SCOPE],
+          // Named from warehouse 1: the same answer as for an id that names no allocation at all.
+          ['Issue against it from warehouse 1', () => issue(t, bearer, { itemID, wid: 1, units: 1, allocationId: inTwo }), namesNone('allocationId', inTwo, 1)],
+          ['Issue against an id that names none', () => issue(t, bearer, { itemID, wid: 1, units: 1, allocationId: NO_SUCH_ID }), namesNone('allocationId', NO_SUCH_ID, 1)],
+          ['Batch: pack', () => batch(t, bearer, [{ op: 'pack', allocationId: inTwo, units: 1 }]), atOperation(notFound('Allocation', inTwo), 0)],
+          ['Batch: cancelAllocation', () => batch(t, bearer, [{ op: 'allocate', itemID, wid: 1, units: 1, reference: uniqueReference() }, { op: 'cancelAllocation', allocationId: inTwo }]), atOperation(notFound('Allocation', inTwo), 1)],
+          ['Batch: issue against it', () => batch(t, bearer, [{ op: 'issue', itemID, wid: 2, units: 1, reasonCode: 2, allocationId: inTwo }]), atOperation(OUT_OF_SCOPE, 0)],
+          ['Batch: issue against it from warehouse 1', () => batch(t, bearer, [{ op: 'issue', itemID, wid: 1, units: 1, reasonCode: 2, allocationId: inTwo }]), { ...namesNone('allocationId', inTwo, 1, 'operations[0].'), message: 'Model validation failed. (operations[0])' }],
         ],
         untouched: { packed: 0 },
       },

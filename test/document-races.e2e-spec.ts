@@ -239,6 +239,40 @@ describe(`races on allocations and expectations (${testDatabaseKind()})`, () => 
     await expectLedgerConsistent(a);
   });
 
+  it('Receives against an expectation racing its Cancel: each receipt before the Cancel counts on it, each after is refused (expectation_closed); onOrder back to 0, inStock exact', async () => {
+    const { shortID: itemID } = await givenItem(a, admin.bearer);
+    const before = (await stockOf(a, admin.bearer, itemID, 1)) ?? { inStock: 0, onOrder: 0 };
+    const expectation = await givenExpectation(a, admin.bearer, { itemID, units: 20 });
+    const receipts = Array.from({ length: 12 }, (_, i) => () => receive(instance(i), admin.bearer, { itemID, units: 1, expectationId: expectation.id }));
+    const cancel = () => request(instance(1).http).post(`/api/v1/Inventory/Expectations/${expectation.id}/Cancel`).set('Authorization', admin.bearer).send({});
+    const all = await Promise.all([...receipts.slice(0, 6), cancel, ...receipts.slice(6)].map((send) => send()));
+    const cancelled = all[6];
+    const answers = all.filter((_, i) => i !== 6);
+    expect(cancelled.status).toBe(200);
+    const received = answers.filter((r) => r.status === 201).length;
+    expect(tally(answers)).toEqual(received === 12 ? { 201: 12 } : { 201: received, '409 expectation_closed': 12 - received });
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.details).toEqual({ reason: 'expectation_closed', expectationId: expectation.id, state: 'cancelled' });
+    // The Cancel answered with what the receipts before it had received.
+    expect(cancelled.body.expectation).toMatchObject({ state: 'cancelled', received });
+    expect(await documentOf(a, admin.bearer, 'Expectation', expectation.id)).toMatchObject({ units: 20, received, state: 'cancelled' });
+    expect(await levelOf(itemID)).toMatchObject({ inStock: before.inStock + received, onOrder: before.onOrder, aSN: 0 });
+    await expectLedgerConsistent(a);
+  });
+
+  it('concurrent Packs of one allocation asking more than is committed: exactly what was committed is packed, the rest refused (insufficient_stock); committed and packed exact', async () => {
+    const itemID = await stockedItem(20);
+    const allocation = await givenAllocation(a, admin.bearer, { itemID, units: 10 });
+    // 16 Packs of 1 on 10 committed, over both instances.
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => pack(instance(i), admin.bearer, allocation.id, { units: 1 })));
+    expect(tally(answers)).toEqual({ 200: 10, '409 insufficient_stock': 6 });
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.details).toEqual({ reason: 'insufficient_stock', itemID, wid: 1, requested: 1, available: 0 });
+    // Each 200 answered the allocation as its Pack left it: packed 1, 2, ... 10, each once.
+    expect(answers.filter((r) => r.status === 200).map((r) => r.body.allocation.packed).sort((x: number, y: number) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(await allocationOf(allocation.id)).toMatchObject({ units: 10, packed: 10, shipped: 0, state: 'open' });
+    expect(await levelOf(itemID)).toMatchObject({ inStock: 20, committed: 0, packed: 10, available: 10 });
+    await expectLedgerConsistent(a);
+  });
+
   it('Allocates racing Receives of the same item, and Issues splitting its lots, complete without a deadlock to retry (db_transaction_retries_total); the figures are exact', async () => {
     const stocked = await stockedItem(20);
     // And an item with no stock at all yet: its first Receive creates the stock_level row the others wait for.

@@ -64,6 +64,7 @@ import request from 'supertest';
 import { SecurityId } from '../src/auth/security-id.js';
 import { startTestApp, testDatabaseKind, type TestApp } from './app.factory.js';
 import {
+  atOperation,
   type DocumentCase,
   type DocumentRoute,
   expectReplayed,
@@ -71,6 +72,7 @@ import {
   itListsDocuments,
   itRefusesAnotherWarehouse,
   KEY_REUSED,
+  namesNone,
   NO_PERMISSION,
   notFound,
   OUT_OF_SCOPE,
@@ -359,6 +361,13 @@ describe(`Expectations (${testDatabaseKind()})`, () => {
           ['Cancel', () => cancelExpectation(t, bearer, inTwo), notFound('Expectation', inTwo)],
           ['GET by id', () => getExpectation(t, bearer, inTwo), notFound('Expectation', inTwo)],
           ['Receive against it', () => receive(t, bearer, { itemID, wid: 2, units: 1, expectationId: inTwo }), OUT_OF_SCOPE],
+          // Named from warehouse 1: the same answer as for an id that names no expectation at all.
+          ['Receive against it from warehouse 1', () => receive(t, bearer, { itemID, wid: 1, units: 1, expectationId: inTwo }), namesNone('expectationId', inTwo, 1)],
+          ['Receive against an id that names none', () => receive(t, bearer, { itemID, wid: 1, units: 1, expectationId: NO_SUCH_ID }), namesNone('expectationId', NO_SUCH_ID, 1)],
+          ['Batch: shipExpectation', () => batch(t, bearer, [{ op: 'shipExpectation', expectationId: inTwo }]), atOperation(notFound('Expectation', inTwo), 0)],
+          ['Batch: cancelExpectation', () => batch(t, bearer, [{ op: 'expect', itemID, wid: 1, units: 1, reference: uniqueReference('PO') }, { op: 'cancelExpectation', expectationId: inTwo }]), atOperation(notFound('Expectation', inTwo), 1)],
+          ['Batch: receive against it', () => batch(t, bearer, [{ op: 'receive', itemID, wid: 2, units: 1, reasonCode: 1, expectationId: inTwo }]), atOperation(OUT_OF_SCOPE, 0)],
+          ['Batch: receive against it from warehouse 1', () => batch(t, bearer, [{ op: 'receive', itemID, wid: 1, units: 1, reasonCode: 1, expectationId: inTwo }]), { ...namesNone('expectationId', inTwo, 1, 'operations[0].'), message: 'Model validation failed. (operations[0])' }],
         ],
         untouched: { stage: 'ordered', received: 0 },
       },

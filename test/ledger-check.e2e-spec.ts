@@ -25,13 +25,13 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
   const check = () => {
     const r = spawnSync(process.execPath, ['dist/src/cli.js', 'ledger:check'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.database.url }, encoding: 'utf8' });
     type Mismatches = Array<Record<string, unknown>>;
-    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Mismatches; countMismatches: Mismatches; listCountMismatches: Mismatches; documentMismatches: Mismatches } };
+    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checked: number; mismatches: Mismatches; countMismatches: Mismatches; listCountMismatches: Mismatches; documentMismatches: Mismatches; documentStateMismatches: Mismatches } };
   };
 
   it('passes on consistent data', () => {
     const { status, report } = check();
     expect(status).toBe(0);
-    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [], listCountMismatches: [], documentMismatches: [] });
+    expect(report).toEqual({ ok: true, checked: 2, mismatches: [], countMismatches: [], listCountMismatches: [], documentMismatches: [], documentStateMismatches: [] });
   });
 
   it('fails, naming the item and warehouse, when a summary row disagrees', async () => {
@@ -90,6 +90,39 @@ describe(`the ledger check, npm run cli -- ledger:check (${testDatabaseKind()})`
     await t.dataSource.query("UPDATE allocation SET packed = packed - 0.25 WHERE reference = 'SO-1'");
     await t.dataSource.query('UPDATE stock_level SET committed = committed - 1, aSN = aSN + 2 WHERE wID = 1');
     expect(check().report.ok).toBe(true);
+  });
+
+  it('fails, naming the document, when an allocation or expectation breaks its own rules though the sums agree', async () => {
+    // SO-1: 1 unit, 0.25 packed, 0.75 committed; PO-1: 6 units in transit.
+    const [allocation] = await t.dataSource.query("SELECT id FROM allocation WHERE reference = 'SO-1'");
+    const [expectation] = await t.dataSource.query("SELECT id FROM expectation WHERE reference = 'PO-1'");
+    const tamper = [
+      // Closed with units still to ship, the stock level lowered to match: the sums agree, the allocation does not.
+      {
+        change: ["UPDATE allocation SET state = 'done' WHERE reference = 'SO-1'", 'UPDATE stock_level SET committed = committed - 0.75, packed = packed - 0.25 WHERE wID = 1'],
+        undo: ["UPDATE allocation SET state = 'open' WHERE reference = 'SO-1'", 'UPDATE stock_level SET committed = committed + 0.75, packed = packed + 0.25 WHERE wID = 1'],
+        found: { kind: 'allocation', id: Number(allocation.id), state: 'done', units: '1.0000', shipped: '0.0000', packed: '0.2500' },
+      },
+      // Packed past its units, committed lowered to match.
+      {
+        change: ["UPDATE allocation SET packed = 1.5 WHERE reference = 'SO-1'", 'UPDATE stock_level SET committed = committed - 1.25, packed = packed + 1.25 WHERE wID = 1'],
+        undo: ["UPDATE allocation SET packed = 0.25 WHERE reference = 'SO-1'", 'UPDATE stock_level SET committed = committed + 1.25, packed = packed - 1.25 WHERE wID = 1'],
+        found: { kind: 'allocation', id: Number(allocation.id), state: 'open', units: '1.0000', shipped: '0.0000', packed: '1.5000' },
+      },
+      // An expectation of a stage no one knows: it counts in neither figure, which is lowered to match.
+      {
+        change: [`UPDATE expectation SET stage = 'lost' WHERE id = ${Number(expectation.id)}`, 'UPDATE stock_level SET aSN = aSN - 6 WHERE wID = 1'],
+        undo: [`UPDATE expectation SET stage = 'shipped' WHERE id = ${Number(expectation.id)}`, 'UPDATE stock_level SET aSN = aSN + 6 WHERE wID = 1'],
+        found: { kind: 'expectation', id: Number(expectation.id), state: 'open', stage: 'lost', units: '6.0000', received: '0.0000' },
+      },
+    ];
+    for (const { change, undo, found } of tamper) {
+      for (const sql of change) await t.dataSource.query(sql);
+      const { status, report } = check();
+      expect({ status, documentMismatches: report.documentMismatches, documentStateMismatches: report.documentStateMismatches }).toEqual({ status: 1, documentMismatches: [], documentStateMismatches: [found] });
+      for (const sql of undo) await t.dataSource.query(sql);
+      expect(check().report.ok).toBe(true);
+    }
   });
 
   it('fails when a lot changes without a ledger row', async () => {

@@ -1,5 +1,5 @@
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
-import type { DocumentSum, LedgerCheckRows } from './ledger-check.repository.js';
+import type { DocumentStateRow, DocumentSum, LedgerCheckRows } from './ledger-check.repository.js';
 
 /** A stock_level figure that disagrees with what is left on the open documents it counts. */
 export interface DocumentMismatch {
@@ -46,4 +46,36 @@ export function documentMismatches(rows: Pick<LedgerCheckRows, 'levels' | 'alloc
     }
   }
   return out.sort((a, b) => a.partNo - b.partNo || a.wID - b.wID || FIGURES.indexOf(a.figure) - FIGURES.indexOf(b.figure));
+}
+
+/** A document whose own figures or state break its rules: its kind, id, state (and stage), and its figures. */
+export interface DocumentStateMismatch {
+  kind: 'allocation' | 'expectation';
+  id: number;
+  state: string;
+  stage?: string;
+  units: string;
+  /** An allocation's. */
+  shipped?: string;
+  packed?: string;
+  /** An expectation's. */
+  received?: string;
+}
+
+/**
+ * The documents' own rules (EXTENSIONS "Every stock state the spec names"):
+ * an allocation ships and packs no more than its units, is open while
+ * something is left to ship and done once nothing is; an expectation is open
+ * while something is left to receive and done once nothing is. A document
+ * closed too early, with the stock level's figure lowered to match, passes
+ * the sums of `documentMismatches` and fails here. The rows are found by the
+ * ledger check's statements (LedgerCheckRepository); this reports them.
+ */
+export function documentStateMismatches(rows: Pick<LedgerCheckRows, 'badDocuments'>): DocumentStateMismatch[] {
+  const amount = (raw: string | number | null) => formatDecimal(storedTenThousandths(raw ?? 0));
+  return rows.badDocuments.map((r: DocumentStateRow) =>
+    r.kind === 'allocation'
+      ? { kind: r.kind, id: Number(r.id), state: r.state, units: amount(r.units), shipped: amount(r.done), packed: amount(r.packed) }
+      : { kind: r.kind, id: Number(r.id), state: r.state, stage: r.stage ?? undefined, units: amount(r.units), received: amount(r.done) },
+  );
 }

@@ -32,6 +32,43 @@ export interface DocumentSum {
   aSN?: string | number | null;
 }
 
+/** A document whose own figures or state break its rules (see `BAD_ALLOCATIONS`, `BAD_EXPECTATIONS`). */
+export interface DocumentStateRow {
+  kind: 'allocation' | 'expectation';
+  id: number;
+  state: string;
+  /** The expectation's stage; null for an allocation. */
+  stage: string | null;
+  units: string | number;
+  /** An allocation's shipped and packed; an expectation's received (packed null). */
+  done: string | number;
+  packed: string | number | null;
+}
+
+/**
+ * Allocations that break their own rules: units > 0; shipped and packed not
+ * below 0 and together within units; open with something left to ship, done
+ * with everything shipped, or cancelled; no other state. Amounts are whole
+ * ten-thousandths: a tolerance of half of one covers SQLite's arithmetic in
+ * doubles. At most 100 are named.
+ */
+const BAD_ALLOCATIONS =
+  "SELECT 'allocation' AS kind, id, state, NULL AS stage, units, shipped AS done, packed FROM allocation" +
+  " WHERE NOT (units > 0 AND shipped >= 0 AND packed >= 0 AND shipped + packed <= units + 0.00005" +
+  " AND ((state = 'open' AND units - shipped > 0.00005) OR (state = 'done' AND ABS(units - shipped) <= 0.00005) OR state = 'cancelled'))" +
+  ' ORDER BY id LIMIT 100';
+
+/**
+ * Expectations that break their own rules: units > 0; received not below 0;
+ * stage ordered or shipped; open with something left to receive, done with
+ * nothing left (a receipt may pass units), or cancelled; no other state.
+ */
+const BAD_EXPECTATIONS =
+  "SELECT 'expectation' AS kind, id, state, stage, units, received AS done, NULL AS packed FROM expectation" +
+  " WHERE NOT (units > 0 AND received >= 0 AND stage IN ('ordered', 'shipped')" +
+  " AND ((state = 'open' AND units - received > 0.00005) OR (state = 'done' AND received - units >= -0.00005) OR state = 'cancelled'))" +
+  ' ORDER BY id LIMIT 100';
+
 /** Everything the ledger check compares, read in one snapshot. */
 export interface LedgerCheckRows {
   /** Ledger units into each item and warehouse, and out of it. */
@@ -43,6 +80,8 @@ export interface LedgerCheckRows {
   /** What is left on open allocations (committed: not packed; packed) and open expectations (onOrder: ordered; aSN: shipped), per item and warehouse. */
   allocations: DocumentSum[];
   expectations: DocumentSum[];
+  /** Allocations and expectations whose own figures or state break their rules (at most 100 of each). */
+  badDocuments: DocumentStateRow[];
   /** stock_count: items per scope (0: any warehouse). */
   stockCounts: Array<{ scope: number; items: number }>;
   /** What the list counters count: lots per warehouse, items (all, active), ledger rows per pair of warehouses, documents per warehouse. */
@@ -80,6 +119,7 @@ export class LedgerCheckRepository {
         "SELECT partNo, wID, SUM(CASE WHEN stage = 'ordered' THEN units - received ELSE 0 END) AS onOrder, SUM(CASE WHEN stage = 'shipped' THEN units - received ELSE 0 END) AS aSN" +
           " FROM expectation WHERE state = 'open' GROUP BY partNo, wID",
       );
+      const badDocuments: DocumentStateRow[] = [...(await q.query(BAD_ALLOCATIONS)), ...(await q.query(BAD_EXPECTATIONS))];
       const stockCounts: LedgerCheckRows['stockCounts'] = await q.query('SELECT scope, items FROM stock_count');
       const lotCounts: LedgerCheckRows['lotCounts'] = await q.query('SELECT wID, COUNT(*) AS n FROM lot GROUP BY wID');
       const [items]: Array<LedgerCheckRows['items']> = await q.query('SELECT COUNT(*) AS total, SUM(CASE WHEN discontinued = 0 THEN 1 ELSE 0 END) AS active FROM item');
@@ -88,7 +128,7 @@ export class LedgerCheckRepository {
         "SELECT 'allocations' AS list, wID, COUNT(*) AS n FROM allocation GROUP BY wID UNION ALL SELECT 'expectations' AS list, wID, COUNT(*) AS n FROM expectation GROUP BY wID",
       );
       const listCounts: LedgerCheckRows['listCounts'] = await q.query('SELECT list, scope, SUM(n) AS n FROM list_count GROUP BY list, scope');
-      return { ins, outs, lots, levels, allocations, expectations, stockCounts, lotCounts, items, ledgerPairs, documentCounts, listCounts };
+      return { ins, outs, lots, levels, allocations, expectations, badDocuments, stockCounts, lotCounts, items, ledgerPairs, documentCounts, listCounts };
     });
   }
 }

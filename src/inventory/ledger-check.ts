@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { formatDecimal, storedTenThousandths } from '../quantity.js';
 import { LedgerCheckRepository, type LedgerCheckRows } from './ledger-check.repository.js';
-import { type DocumentMismatch, documentMismatches } from './document-check.js';
+import { type DocumentMismatch, documentMismatches, type DocumentStateMismatch, documentStateMismatches } from './document-check.js';
 import { listCountMismatches, type ListCountMismatch } from './list-count-check.js';
 
 export interface LedgerMismatch {
@@ -30,6 +30,8 @@ export interface LedgerReport {
   listCountMismatches: ListCountMismatch[];
   /** stock_level figures (committed, packed, onOrder, aSN) that disagree with the open documents they count (see document-check.ts). */
   documentMismatches: DocumentMismatch[];
+  /** Allocations and expectations whose own figures or state break their rules (see document-check.ts). */
+  documentStateMismatches: DocumentStateMismatch[];
 }
 
 /**
@@ -111,6 +113,7 @@ function compare(rows: LedgerCheckRows): LedgerReport {
   }
   const listMismatches = listCountMismatches(rows, levels);
   const documents = documentMismatches(rows);
-  const ok = mismatches.length === 0 && countMismatches.length === 0 && listMismatches.length === 0 && documents.length === 0;
-  return { ok, checked: totals.size, mismatches, countMismatches, listCountMismatches: listMismatches, documentMismatches: documents };
+  const documentStates = documentStateMismatches(rows);
+  const ok = mismatches.length === 0 && countMismatches.length === 0 && listMismatches.length === 0 && documents.length === 0 && documentStates.length === 0;
+  return { ok, checked: totals.size, mismatches, countMismatches, listCountMismatches: listMismatches, documentMismatches: documents, documentStateMismatches: documentStates };
 }

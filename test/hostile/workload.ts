@@ -300,7 +300,7 @@ export interface Verdict {
   unexpected: string[];
   /** Σ |expected − actual| over every item × warehouse, in units. */
   unitsOff: number;
-  /** Item × warehouse pairs below zero. */
+  /** Item × warehouse pairs whose inStock or available is below zero. */
   negative: string[];
   /** How many requests succeeded and how many ledger rows they wrote. */
   succeeded: number;
@@ -337,8 +337,8 @@ export async function verify(target: DatabaseTarget, log: LoggedRequest[]): Prom
     const rows: LedgerRow[] = await db.query(
       'SELECT e.idempotencyKey AS idempotencyKey, e.operationId AS operationId, e.partNo AS partNo, i.shortID AS shortID, e.fromWid AS fromWid, e.toWid AS toWid, e.units AS units FROM ledger_entry e JOIN item i ON i.partNo = e.partNo',
     );
-    const levels: Array<{ shortID: string; wID: number; inStock: string | number }> = await db.query(
-      'SELECT i.shortID AS shortID, s.wID AS wID, s.inStock AS inStock FROM stock_level s JOIN item i ON i.partNo = s.partNo',
+    const levels: Array<{ shortID: string; wID: number; inStock: string | number; onHold: string | number; committed: string | number; packed: string | number }> = await db.query(
+      'SELECT i.shortID AS shortID, s.wID AS wID, s.inStock AS inStock, s.onHold AS onHold, s.committed AS committed, s.packed AS packed FROM stock_level s JOIN item i ON i.partNo = s.partNo',
     );
     const byKey = new Map<string, LedgerRow[]>();
     const unexpected: string[] = [];
@@ -398,7 +398,14 @@ export async function verify(target: DatabaseTarget, log: LoggedRequest[]): Prom
       duplicated,
       unexpected,
       unitsOff: off / 10_000,
-      negative: [...actual].filter(([, v]) => v < 0).map(([k, v]) => `${k}: ${v / 10_000}`),
+      negative: [
+        ...[...actual].filter(([, v]) => v < 0).map(([k, v]) => `${k}: inStock ${v / 10_000}`),
+        // The workload sends no Count, the one operation that may leave available below 0: nothing else may.
+        ...levels
+          .map((l) => ({ pair: `${l.shortID}@${l.wID}`, available: tenThousandths(l.inStock) - tenThousandths(l.onHold) - tenThousandths(l.committed) - tenThousandths(l.packed) }))
+          .filter((l) => l.available < 0)
+          .map((l) => `${l.pair}: available ${l.available / 10_000}`),
+      ],
       succeeded: ok,
       ledgerRows: rows.length,
     };
@@ -508,6 +515,7 @@ export function expectExact(verdict: Verdict): void {
     countMismatches: verdict.ledger.countMismatches,
     listCountMismatches: verdict.ledger.listCountMismatches,
     documentMismatches: verdict.ledger.documentMismatches,
+    documentStateMismatches: verdict.ledger.documentStateMismatches,
     documents: verdict.documents,
     missing: verdict.missing,
     duplicated: verdict.duplicated,
@@ -515,7 +523,7 @@ export function expectExact(verdict: Verdict): void {
     unitsOff: verdict.unitsOff,
     negative: verdict.negative,
   }).toEqual({
-    ledgerMismatches: [], countMismatches: [], listCountMismatches: [], documentMismatches: [], documents: [], missing: [], duplicated: [], unexpected: [], unitsOff: 0, negative: [],
+    ledgerMismatches: [], countMismatches: [], listCountMismatches: [], documentMismatches: [], documentStateMismatches: [], documents: [], missing: [], duplicated: [], unexpected: [], unitsOff: 0, negative: [],
   });
   expect(verdict.ledger.ok).toBe(true);
 }

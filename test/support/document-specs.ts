@@ -17,6 +17,15 @@ export const OUT_OF_SCOPE = { statusCode: 403, error: 'forbidden', message: "War
 export const NO_PERMISSION = { statusCode: 403, error: 'forbidden', message: 'Insufficient permissions.', details: null };
 /** The answer for a document id that names none, or one the caller may not see (Caller.sees). */
 export const notFound = (kind: 'Allocation' | 'Expectation', id: number | string) => ({ statusCode: 404, error: 'not_found', message: `No ${kind.toLowerCase()} ${id}.`, details: null });
+/** An endpoint's refusal as a Batch gives it for its operation `i`: the message names the operation (details as the endpoint's: null here). */
+export const atOperation = (answer: { message: string; details: null }, i: number) => ({ ...answer, message: `${answer.message} (operations[${i}])` });
+/** The refusal of a body's `field` naming a document that is not of its item and warehouse (or is none), under `at` (`operations[i].` in a Batch). */
+export const namesNone = (field: 'allocationId' | 'expectationId', id: number | string, wid: number, at = '') => ({
+  statusCode: 400,
+  error: 'validation_error',
+  message: 'Model validation failed.',
+  details: { [`${at}${field}`]: [`${field} ${id} names no ${field === 'allocationId' ? 'allocation' : 'expectation'} of this itemID in warehouse ${wid}`] },
+});
 export const validationFields = (res: request.Response) => ({ status: res.status, error: res.body.error, fields: Object.keys(res.body.details ?? {}) });
 
 /** What a spec is running with, once its beforeAll has run: the app and its admin client (every permission, warehouses 1 and 2). */

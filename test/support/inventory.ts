@@ -48,5 +48,6 @@ export async function expectLedgerConsistent(t: TestApp): Promise<void> {
   expect(report.countMismatches).toEqual([]);
   expect(report.listCountMismatches).toEqual([]);
   expect(report.documentMismatches).toEqual([]);
+  expect(report.documentStateMismatches).toEqual([]);
   expect(report.ok).toBe(true);
 }
