@@ -19,7 +19,8 @@ import { type Answer, expectExact, finalAnswer, givenWorkloadDatabase, type Logg
  * certification failures (1213 at COMMIT), which the service must absorb; the
  * nodes must end equal and exactly what the clients were told; Allocates on
  * one node racing plain Issues of the item on another, and Allocates over all
- * three, never take more than is available on any node; and a node
+ * three, never take more than is available on any node; allocations falling
+ * due while all three instances look every second expire once each; and a node
  * killed mid-burst must cost its own instance only (503, not ready) until it
  * rejoins, with nothing lost or done twice.
  */
@@ -32,6 +33,8 @@ const KILL_ITEMS = ['GALERA-KILL-A', 'GALERA-KILL-B', 'GALERA-KILL-C'];
 /** Allocated on one node while another issues it; allocated over all three. */
 const CROSSED = 'GALERA-CROSSED';
 const ALLOCATED = 'GALERA-ALLOCATED';
+/** Allocated to fall due while every instance looks for due allocations every second. */
+const EXPIRING = 'GALERA-EXPIRING';
 const INSUFFICIENT = /^Insufficient stock/;
 const CONTENTION = 'The request met concurrent changes and could not be completed; retry it.';
 
@@ -104,12 +107,15 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
     const formed = Date.now();
     // The test database, its migrations, a client and the items: made in-process on node 1 (the others get them by replication).
     process.env.TEST_MYSQL_URL = cluster.url(0, 'test');
-    ({ db, clients: [client] } = await givenWorkloadDatabase([PLENTY, SCARCE, ...KILL_ITEMS, CROSSED, ALLOCATED], WIDS));
+    ({ db, clients: [client] } = await givenWorkloadDatabase([PLENTY, SCARCE, ...KILL_ITEMS, CROSSED, ALLOCATED, EXPIRING], WIDS));
     database = new URL(db.url).pathname.slice(1);
     // No retry setting: on a Galera node the service takes the budget the deployment guide gives (15 s) by itself.
     // GALERA_TX_RETRY_BUDGET_MS sets one, to try others.
     const budget = process.env.GALERA_TX_RETRY_BUDGET_MS;
-    services = await Promise.all(cluster.nodes.map((_, i) => startService({ DATABASE_URL: nodeUrl(i), ...(budget ? { TX_RETRY_BUDGET_MS: budget } : {}) })));
+    // Every instance looks for due allocations every second: the expiry's race across nodes below.
+    services = await Promise.all(
+      cluster.nodes.map((_, i) => startService({ DATABASE_URL: nodeUrl(i), ALLOCATION_EXPIRY_INTERVAL_SECONDS: '1', ...(budget ? { TX_RETRY_BUDGET_MS: budget } : {}) })),
+    );
     process.stdout.write(`galera: cluster of ${NODES} formed in ${formed - started} ms; database and ${NODES} instances ready ${Date.now() - formed} ms later\n`);
   });
 
@@ -251,6 +257,52 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
       process.stdout.write(`galera: 60 Allocates of 1 on 40 over three nodes: ${JSON.stringify(statusesOf(allocates.map((e) => finalAnswer(e)!)))} in ${Date.now() - started} ms, ${(await certificationRetries()) - retriesBefore} transactions run again\n`);
       expect(statusesOf(allocates.map((e) => finalAnswer(e)!))).toEqual({ 201: 40, '409 insufficient': 20 });
       expect(await figuresOnEveryNode(ALLOCATED)).toEqual({ inStock: 40, onHold: 0, committed: 40, packed: 0, openAllocations: 40, available: 0 });
+      await expectNodesExact();
+    });
+    it('30 allocations falling due while the three instances each look every second: each expires once, with one allocation.expired event, the same on every node', async () => {
+      const stock = entry('Receive', EXPIRING, 30);
+      await settleAt(0, stock);
+      expect(final(stock)).toBe('201');
+      const expiresAt = new Date(Math.ceil((Date.now() + 4000) / 1000) * 1000).toISOString();
+      const allocates = Array.from({ length: 30 }, () => {
+        const e = entry('Allocate', EXPIRING, 1);
+        e.body.expiresAt = expiresAt;
+        return e;
+      });
+      await Promise.all(allocates.map((e, n) => settleAt(n % NODES, e)));
+      expect(statusesOf(allocates.map((e) => finalAnswer(e)!))).toEqual({ 201: 30 });
+      const ids = allocates.map((e) => (finalAnswer(e)!.body as { allocation: { id: number } }).allocation.id);
+      const retriesBefore = await certificationRetries();
+      // Due in about 4 s; each instance looks every second, all three find the same 30.
+      const until = Date.now() + 30_000;
+      while (Date.now() < until && (await figuresOn(0, EXPIRING)).available < 30) await sleep(500);
+      expect(await figuresOnEveryNode(EXPIRING)).toEqual({ inStock: 30, onHold: 0, committed: 0, packed: 0, openAllocations: 0, available: 30 });
+      // The allocation.expired events of these allocations in the feed, once every instance has given its commits their seqs.
+      const expired = new Map<number, number>();
+      for (let tries = 0; tries < 40; tries++) {
+        expired.clear();
+        let after = 0;
+        for (;;) {
+          const res = await fetch(`${services[tries % NODES].url}/api/v1/Events?after=${after}&limit=1000&types=allocation.expired`, { headers: { authorization: `Bearer ${client.token}` } });
+          const page = (await res.json()) as { value: Array<{ data: { allocation: { id: number } } }>; next: number; hasMore: boolean };
+          for (const e of page.value) expired.set(e.data.allocation.id, (expired.get(e.data.allocation.id) ?? 0) + 1);
+          if (!page.hasMore) break;
+          after = page.next;
+        }
+        if (ids.every((id) => expired.has(id))) break;
+        await sleep(250);
+      }
+      process.stdout.write(`galera: 30 allocations expired by three instances looking every second, ${(await certificationRetries()) - retriesBefore} transactions run again\n`);
+      expect(ids.map((id) => [id, expired.get(id) ?? 0])).toEqual(ids.map((id) => [id, 1]));
+      for (const i of [1, 2]) {
+        const conn = await mysql.createConnection(nodeUrl(i));
+        try {
+          const [rows] = await conn.query(`SELECT COUNT(*) AS n FROM allocation WHERE id IN (${ids.map(() => '?').join(', ')}) AND state = 'cancelled'`, ids);
+          expect(Number((rows as Array<{ n: number }>)[0].n)).toBe(30);
+        } finally {
+          await conn.end();
+        }
+      }
       await expectNodesExact();
     });
   });

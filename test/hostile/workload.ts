@@ -27,6 +27,8 @@ export type BatchLine = LineBody & { op: LineOp };
 type LineBody = {
   itemID: string; units: number; wid: number; shipToWid?: number; reasonCode?: number;
   reference?: string; stage?: 'ordered' | 'shipped'; allocationId?: number; expectationId?: number;
+  /** An Allocate's: when the service releases what is left unpacked (the Galera suite's expiry). */
+  expiresAt?: string;
 };
 
 const LINE_OP: Record<Exclude<Operation, 'Batch'>, LineOp> = {
@@ -423,12 +425,15 @@ const plus = (m: Tally, id: number | undefined, n: number) => m.set(id ?? 0, (m.
  * request that failed; its units as asked, its `shipped` (`received`) the sum
  * of the successful Issues (Receives) against it, cancelled exactly when one
  * Cancel succeeded, its packed units within what the Packs and Issues allow,
- * its state and stage what those make of it; and each stock level's
+ * its state and stage what those make of it (an allocation past its
+ * `expiresAt` with nothing packed: cancelled by the expiry, as if cancelled
+ * once; one partly packed there is not allowed for: no workload makes one);
+ * and each stock level's
  * committed + packed and onOrder + aSN what is left on the open documents as
  * the answers tell it.
  */
 async function documentsOf(db: DataSource, log: LoggedRequest[]): Promise<Pick<Verdict, 'documents' | 'documentsMade' | 'documentChanges'>> {
-  type Made = { itemID: string; wid: number; units: number; stage?: string };
+  type Made = { itemID: string; wid: number; units: number; stage?: string; expiresAt?: number };
   const made = { allocation: new Map<string, Made>(), expectation: new Map<string, Made>() };
   const packed: Tally = new Map();
   const shipped: Tally = new Map();
@@ -439,7 +444,7 @@ async function documentsOf(db: DataSource, log: LoggedRequest[]): Promise<Pick<V
   for (const entry of log.filter(succeeded)) {
     for (const line of linesOf(entry)) {
       const n = tenThousandths(line.units);
-      if (line.op === 'allocate') made.allocation.set(line.reference!, { itemID: line.itemID, wid: line.wid, units: n });
+      if (line.op === 'allocate') made.allocation.set(line.reference!, { itemID: line.itemID, wid: line.wid, units: n, ...(line.expiresAt ? { expiresAt: Date.parse(line.expiresAt) } : {}) });
       else if (line.op === 'expect') made.expectation.set(line.reference!, { itemID: line.itemID, wid: line.wid, units: n, stage: line.stage ?? 'ordered' });
       else if (line.op === 'pack') plus(packed, line.allocationId, n);
       else if (line.op === 'issue' && line.allocationId) plus(shipped, line.allocationId, n);
@@ -461,7 +466,10 @@ async function documentsOf(db: DataSource, log: LoggedRequest[]): Promise<Pick<V
   const levels: Array<{ shortID: string; wID: number; committed: string; packed: string; onOrder: string; aSN: string }> = await db.query(
     'SELECT i.shortID AS shortID, s.wID AS wID, s.committed AS committed, s.packed AS packed, s.onOrder AS onOrder, s.aSN AS aSN FROM stock_level s JOIN item i ON i.partNo = s.partNo',
   );
+  // The allocations the expiry may have released by the time the rows were read: those past their expiresAt now.
+  const now = Date.now();
   const problems: string[] = [];
+  const doneUnitsOf = (row: Row) => tenThousandths((row.shipped ?? row.received)!);
   const left = { allocation: new Map<string, number>(), expectation: new Map<string, number>() };
   for (const [kind, rows] of [['allocation', allocations], ['expectation', expectations]] as const) {
     const seen = new Set<string>();
@@ -476,9 +484,12 @@ async function documentsOf(db: DataSource, log: LoggedRequest[]): Promise<Pick<V
       if (seen.has(row.reference)) problems.push(`${what}: made twice`);
       seen.add(row.reference);
       const units = tenThousandths(row.units);
-      const doneUnits = tenThousandths((kind === 'allocation' ? row.shipped : row.received)!);
+      const doneUnits = doneUnitsOf(row);
       const expectedDone = (kind === 'allocation' ? shipped : received).get(id) ?? 0;
-      const cancels = cancelled[kind].get(id) ?? 0;
+      // Expired: past its expiresAt, nothing packed, not done, not cancelled by a client; the expiry cancels it once.
+      const expired =
+        kind === 'allocation' && asked.expiresAt !== undefined && asked.expiresAt <= now && !(packed.get(id) ?? 0) && !cancelled.allocation.get(id) && doneUnitsOf(row) < tenThousandths(row.units) && row.state === 'cancelled';
+      const cancels = (cancelled[kind].get(id) ?? 0) + (expired ? 1 : 0);
       const state = cancels ? 'cancelled' : doneUnits >= units ? 'done' : 'open';
       const facts = { itemID: row.shortID, wid: Number(row.wID), units, done: doneUnits, cancels: Math.min(cancels, 1), state: row.state };
       const wanted = { itemID: asked.itemID, wid: asked.wid, units: asked.units, done: expectedDone, cancels, state };
