@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ENTITIES } from '../entities.js';
-import { hydratesAsRead } from './statements.js';
+import { Lot } from '../inventory/inventory.entities.js';
+import { columnReaders, hydratesAsRead, toEntity } from './statements.js';
 
 /**
  * The hydrator copies a column's value instead of calling the driver's
@@ -36,5 +37,44 @@ describe('hydratesAsRead', () => {
         }
       }
     }
+  });
+});
+
+/**
+ * columnReaders: each reader gives what toEntity gives for its column (the
+ * driver's prepareHydratedValue, or the value itself where hydratesAsRead),
+ * on both drivers, and a column stored under another name is refused.
+ */
+describe('columnReaders', () => {
+  const drivers: Array<[string, () => DataSource]> = [
+    ['mysql', () => new DataSource({ type: 'mysql', database: 'unused', entities: ENTITIES })],
+    ['better-sqlite3', () => new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: ENTITIES })],
+  ];
+  const LOT_FIELDS = ['recNo', 'units', 'received', 'shipped', 'hold', 'spot'] as const;
+
+  it.each(drivers)('reads each lot column as toEntity does on %s', async (_name, make) => {
+    const ds = make();
+    await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    const read = columnReaders(ds.manager, Lot, LOT_FIELDS);
+    const rows: Array<Record<string, unknown>> = [
+      { recNo: 7, units: '12.5000', received: new Date('2026-11-27T10:00:00.123Z'), shipped: null, hold: 1, spot: 'A-01' },
+      { recNo: 8, units: 0.25, received: '2026-11-27 10:00:00.123', shipped: '2026-11-28 11:00:00.000', hold: 0, spot: '' },
+    ];
+    for (const row of rows) {
+      const expected = toEntity(ds.manager, Lot, row, LOT_FIELDS);
+      const got = Object.fromEntries(LOT_FIELDS.map((p) => [p, read[p](row[p])]));
+      expect(got).toEqual(expected);
+    }
+    // Made once per entity, projection and data source.
+    expect(columnReaders(ds.manager, Lot, LOT_FIELDS)).toBe(read);
+  });
+
+  it('refuses a property stored under another column name', async () => {
+    const ds = drivers[0][1]();
+    await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    const renamed = ds.entityMetadatas.flatMap((e) => e.columns.filter((c) => c.databaseName !== c.propertyName).map((c) => [e.target, c.propertyName] as const));
+    expect(renamed.length).toBeGreaterThan(0);
+    const [entity, property] = renamed[0];
+    expect(() => columnReaders(ds.manager, entity as never, [property] as never)).toThrow(/is stored as/);
   });
 });

@@ -17,6 +17,8 @@ interface Shape {
   lists: Map<string, string>;
   /** A row to the entity's values (`toEntity`), made once per entity and driver. */
   hydrate?: (row: Record<string, unknown>) => ObjectLiteral;
+  /** Each column's reader (`columnReaders`), made once per entity, projection and driver. */
+  readers?: Record<string, (value: unknown) => unknown>;
 }
 
 /**
@@ -77,6 +79,37 @@ export function toEntity<T extends ObjectLiteral>(m: EntityManager, entity: Enti
   const shape = shapeOf(m, entity, properties);
   shape.hydrate ??= hydrator(m, shape.columns);
   return shape.hydrate(row) as T;
+}
+
+/** A value the driver hands over as the entity holds it (hydratesAsRead). */
+const asRead = <V>(value: V): V => value;
+
+/**
+ * For each of the entity's `properties`, the function that turns the value a
+ * statement read for it into the entity's value, as `toEntity` does (the
+ * driver's `prepareHydratedValue`, or the value itself where the driver
+ * would return it unchanged: hydratesAsRead). Each property's column must be
+ * named as the property (the row is then read property by property).
+ *
+ * For a hot path that reads each row into an object literal of one fixed
+ * shape, property by property: V8 then reads and writes them through
+ * monomorphic caches, where toEntity's loop reads and writes by computed keys
+ * through megamorphic ones. A page of 250 lots spent about 12,000
+ * instructions a row in toEntity (bench:instructions, `lots`: 14.5 M a page
+ * against 11.5 M without it).
+ */
+export function columnReaders<T extends ObjectLiteral, K extends keyof T & string>(m: EntityManager, entity: EntityTarget<T>, properties: readonly K[]): { [P in K]: (value: unknown) => T[P] } {
+  const shape = shapeOf(m, entity, properties);
+  if (!shape.readers) {
+    const driver = m.connection.driver;
+    const readers: Record<string, (value: unknown) => unknown> = {};
+    for (const column of shape.columns) {
+      if (column.databaseName !== column.propertyName) throw new Error(`${column.entityMetadata.name}.${column.propertyName} is stored as ${column.databaseName}: read it with toEntity`);
+      readers[column.propertyName] = hydratesAsRead(column) ? asRead : (value: unknown) => driver.prepareHydratedValue(value, column);
+    }
+    shape.readers = readers;
+  }
+  return shape.readers as { [P in K]: (value: unknown) => T[P] };
 }
 
 /** Column types whose value both drivers hand over unchanged when no transformer is set (prepareHydratedValue has no case for them). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import type { Consistency } from '../database/list-reads.js';
-import { columnList, toEntity } from '../database/statements.js';
+import { columnList, columnReaders, toEntity } from '../database/statements.js';
 import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
@@ -101,8 +101,32 @@ function lotAnswers<R>(m: EntityManager, answer: LotAnswer<R>): JoinedRows<R> {
   const q = (name: string) => m.connection.driver.escape(name);
   const columns = `${columnList(m, Lot, 'lot', LOT_PAGE_FIELDS)}, i.${q('shortID')} AS itemShortID, i.${q('description')} AS itemDescription`;
   const joins = `JOIN ${q('lot')} lot ON lot.${q('recNo')} = k.k JOIN ${q('item')} i ON i.${q('partNo')} = lot.${q('partNo')}`;
+  const read = columnReaders(m, Lot, LOT_PAGE_FIELDS);
   return {
     statement: (keys, value) => joinedStatement(m, keys, value, columns, joins),
-    row: (row) => answer(toEntity(m, Lot, row, LOT_PAGE_FIELDS), row.itemShortID as string, row.itemDescription as string),
+    // Each row into one object of one shape, property by property (statements.ts columnReaders: what toEntity would give).
+    row: (r) =>
+      answer(
+        {
+          recNo: read.recNo(r.recNo),
+          partNo: read.partNo(r.partNo),
+          wID: read.wID(r.wID),
+          spot: read.spot(r.spot),
+          units: read.units(r.units),
+          received: read.received(r.received),
+          shipped: read.shipped(r.shipped),
+          serial: read.serial(r.serial),
+          serial2: read.serial2(r.serial2),
+          rFIDTag: read.rFIDTag(r.rFIDTag),
+          remark: read.remark(r.remark),
+          hold: read.hold(r.hold),
+          jobID: read.jobID(r.jobID),
+          jobName: read.jobName(r.jobName),
+          associate: read.associate(r.associate),
+          active: read.active(r.active),
+        },
+        r.itemShortID as string,
+        r.itemDescription as string,
+      ),
   };
 }
