@@ -250,7 +250,9 @@ describe(`races on allocations and expectations (${testDatabaseKind()})`, () => 
     const answers = all.filter((_, i) => i !== 6);
     expect(cancelled.status).toBe(200);
     const received = answers.filter((r) => r.status === 201).length;
-    expect(tally(answers)).toEqual(received === 12 ? { 201: 12 } : { 201: received, '409 expectation_closed': 12 - received });
+    // Whichever came first: the answers are receipts and refusals, and nothing else (a count of 0 is no key of the tally).
+    const expected: Record<string, number> = { 201: received, '409 expectation_closed': 12 - received };
+    expect(tally(answers)).toEqual(Object.fromEntries(Object.entries(expected).filter(([, n]) => n > 0)));
     for (const r of answers.filter((x) => x.status === 409)) expect(r.body.details).toEqual({ reason: 'expectation_closed', expectationId: expectation.id, state: 'cancelled' });
     // The Cancel answered with what the receipts before it had received.
     expect(cancelled.body.expectation).toMatchObject({ state: 'cancelled', received });

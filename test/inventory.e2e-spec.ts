@@ -45,6 +45,16 @@ describe(`inventory: Receive, Issue, Move and stock levels (${testDatabaseKind()
       expect(res.body.lot).toMatchObject({ recNo: res.body.recNo, shortID: itemID, description: 'Hex bolt', associate: '', warehouse: 'Warehouse 2', wID: 2, spot: 'A-01', units: 12.5, shipped: null, serial: 'S1', serial2: 'S2', rFIDTag: 'RF', remark: 'first', hold: false, jobID: 7, jobName: '', active: true });
       expect(Date.now() - Date.parse(res.body.lot.received)).toBeLessThan(60_000);
       expect((await stockOf(t, admin.bearer, itemID, 2))).toMatchObject({ inStock: 12.5, available: 12.5, onHold: 0 });
+      // The lot page reads the same lot from its row, column by column: field for field what the Receive answered
+      // (every text field distinct, so that two columns read into each other's field would show).
+      const listed = await request(t.http).get(`/api/v1/Inventory/2?itemID=${itemID}`).set('Authorization', admin.bearer);
+      expect(listed.body.value).toEqual([res.body.lot]);
+      const held = await receive(t, admin.bearer, { itemID, units: 0.0001, wid: 2, spot: 'B-02', serial: 'S3', serial2: 'S4', rfidTag: 'RF2', remark: 'second', jobid: 8, hold: true });
+      await request(t.http).post('/api/v1/Inventory/Issue').set('Authorization', admin.bearer).send({ itemID, units: 12.5, wid: 2, reasonCode: 2 }).expect(200);
+      const after = await request(t.http).get(`/api/v1/Inventory/2?itemID=${itemID}`).set('Authorization', admin.bearer);
+      // Newest first: the held lot as received, then the first, issued whole: archived, with the time it shipped.
+      expect(after.body.value).toEqual([held.body.lot, { ...res.body.lot, active: false, shipped: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }]);
+      expect(Date.parse(after.body.value[1].shipped)).toBeGreaterThanOrEqual(Date.parse(res.body.lot.received));
     });
 
     it('validates required fields and units > 0', async () => {

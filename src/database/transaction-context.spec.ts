@@ -104,7 +104,7 @@ describe('new rows kept for the commit (insertWithCommit, insertsOf)', () => {
 
   it('one statement per run of rows that set the same columns, at most ROWS_PER_INSERT rows; every row written, in order', async () => {
     const rows = [...Array.from({ length: ROWS_PER_INSERT + 3 }, (_, i) => ledger(i + 1, 'r')), ledger(ROWS_PER_INSERT + 4), ledger(ROWS_PER_INSERT + 5, 'r')];
-    const statements = insertsOf(ds.manager, LedgerEntry, rows);
+    const statements = [...insertsOf(ds.manager, LedgerEntry, rows)];
     expect(statements.map((s) => s.params.length / (s.sql.match(/\(\?/g) ?? []).length)).toEqual([17, 17, 16, 17]);
     expect(statements.map((s) => (s.sql.match(/\(\?/g) ?? []).length)).toEqual([ROWS_PER_INSERT, 3, 1, 1]);
     for (const { sql, params } of statements) await ds.query(sql, params);

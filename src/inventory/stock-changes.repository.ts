@@ -19,8 +19,9 @@ function chunks<T>(values: T[]): T[][] {
 /**
  * The writes of a stock change, in the transaction of its context
  * (`ctx.manager`): lots, stock levels, ledger rows. A write to rows the
- * transaction has locked, or that nobody else sees yet, and whose result is
- * not needed, is held back for the commit (`ctx.later`).
+ * transaction has locked, whose result is not needed, is held back for the
+ * commit (`ctx.later`); the new ledger rows, which nothing in the
+ * transaction reads, are kept for it (`ctx.insertWithCommit`).
  */
 @Injectable()
 export class StockChangesRepository {

@@ -279,13 +279,18 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
       expect(await figuresOnEveryNode(EXPIRING)).toEqual({ inStock: 30, onHold: 0, committed: 0, packed: 0, openAllocations: 0, available: 30 });
       // The allocation.expired events of these allocations in the feed, once every instance has given its commits their seqs.
       const expired = new Map<number, number>();
+      const earliest = new Map<number, number>();
       for (let tries = 0; tries < 40; tries++) {
         expired.clear();
+        earliest.clear();
         let after = 0;
         for (;;) {
           const res = await fetch(`${services[tries % NODES].url}/api/v1/Events?after=${after}&limit=1000&types=allocation.expired`, { headers: { authorization: `Bearer ${client.token}` } });
-          const page = (await res.json()) as { value: Array<{ data: { allocation: { id: number } } }>; next: number; hasMore: boolean };
-          for (const e of page.value) expired.set(e.data.allocation.id, (expired.get(e.data.allocation.id) ?? 0) + 1);
+          const page = (await res.json()) as { value: Array<{ occurred: string; data: { allocation: { id: number } } }>; next: number; hasMore: boolean };
+          for (const e of page.value) {
+            expired.set(e.data.allocation.id, (expired.get(e.data.allocation.id) ?? 0) + 1);
+            earliest.set(e.data.allocation.id, Math.min(earliest.get(e.data.allocation.id) ?? Infinity, Date.parse(e.occurred)));
+          }
           if (!page.hasMore) break;
           after = page.next;
         }
@@ -294,6 +299,8 @@ describe('three instances on a three-node MariaDB Galera cluster', () => {
       }
       process.stdout.write(`galera: 30 allocations expired by three instances looking every second, ${(await certificationRetries()) - retriesBefore} transactions run again\n`);
       expect(ids.map((id) => [id, expired.get(id) ?? 0])).toEqual(ids.map((id) => [id, 1]));
+      // None before its time: each expired at or after its expiresAt.
+      expect(ids.filter((id) => (earliest.get(id) ?? 0) < Date.parse(expiresAt))).toEqual([]);
       for (const i of [1, 2]) {
         const conn = await mysql.createConnection(nodeUrl(i));
         try {

@@ -417,6 +417,8 @@ export async function verify(target: DatabaseTarget, log: LoggedRequest[]): Prom
 }
 
 type Tally = Map<number, number>;
+/** A DATETIME as read raw: a Date from MySQL/MariaDB, UTC text from SQLite ('2026-11-27 10:00:00.123'). */
+const instantOf = (value: Date | string) => (value instanceof Date ? value.getTime() : Date.parse(`${value.replace(' ', 'T')}Z`));
 const plus = (m: Tally, id: number | undefined, n: number) => m.set(id ?? 0, (m.get(id ?? 0) ?? 0) + n);
 
 /**
@@ -425,9 +427,10 @@ const plus = (m: Tally, id: number | undefined, n: number) => m.set(id ?? 0, (m.
  * request that failed; its units as asked, its `shipped` (`received`) the sum
  * of the successful Issues (Receives) against it, cancelled exactly when one
  * Cancel succeeded, its packed units within what the Packs and Issues allow,
- * its state and stage what those make of it (an allocation past its
- * `expiresAt` with nothing packed: cancelled by the expiry, as if cancelled
- * once; one partly packed there is not allowed for: no workload makes one);
+ * its state and stage what those make of it (an allocation with an
+ * `expiresAt`, nothing packed or shipped, cancelled by no client and changed
+ * last at or after its `expiresAt`: cancelled by the expiry, as if cancelled
+ * once; one expired partly packed is not allowed for: no workload makes one);
  * and each stock level's
  * committed + packed and onOrder + aSN what is left on the open documents as
  * the answers tell it.
@@ -456,18 +459,16 @@ async function documentsOf(db: DataSource, log: LoggedRequest[]): Promise<Pick<V
       if (line.op !== 'allocate' && line.op !== 'expect') changes++;
     }
   }
-  type Row = { id: number; shortID: string; wID: number; reference: string; units: string; packed?: string; shipped?: string; received?: string; stage?: string; state: string };
+  type Row = { id: number; shortID: string; wID: number; reference: string; units: string; packed?: string; shipped?: string; received?: string; stage?: string; state: string; modified: Date | string };
   const allocations: Row[] = await db.query(
-    'SELECT a.id AS id, i.shortID AS shortID, a.wID AS wID, a.reference AS reference, a.units AS units, a.packed AS packed, a.shipped AS shipped, a.state AS state FROM allocation a JOIN item i ON i.partNo = a.partNo',
+    'SELECT a.id AS id, i.shortID AS shortID, a.wID AS wID, a.reference AS reference, a.units AS units, a.packed AS packed, a.shipped AS shipped, a.state AS state, a.modified AS modified FROM allocation a JOIN item i ON i.partNo = a.partNo',
   );
   const expectations: Row[] = await db.query(
-    'SELECT e.id AS id, i.shortID AS shortID, e.wID AS wID, e.reference AS reference, e.units AS units, e.received AS received, e.stage AS stage, e.state AS state FROM expectation e JOIN item i ON i.partNo = e.partNo',
+    'SELECT e.id AS id, i.shortID AS shortID, e.wID AS wID, e.reference AS reference, e.units AS units, e.received AS received, e.stage AS stage, e.state AS state, e.modified AS modified FROM expectation e JOIN item i ON i.partNo = e.partNo',
   );
   const levels: Array<{ shortID: string; wID: number; committed: string; packed: string; onOrder: string; aSN: string }> = await db.query(
     'SELECT i.shortID AS shortID, s.wID AS wID, s.committed AS committed, s.packed AS packed, s.onOrder AS onOrder, s.aSN AS aSN FROM stock_level s JOIN item i ON i.partNo = s.partNo',
   );
-  // The allocations the expiry may have released by the time the rows were read: those past their expiresAt now.
-  const now = Date.now();
   const problems: string[] = [];
   const doneUnitsOf = (row: Row) => tenThousandths((row.shipped ?? row.received)!);
   const left = { allocation: new Map<string, number>(), expectation: new Map<string, number>() };
@@ -486,9 +487,15 @@ async function documentsOf(db: DataSource, log: LoggedRequest[]): Promise<Pick<V
       const units = tenThousandths(row.units);
       const doneUnits = doneUnitsOf(row);
       const expectedDone = (kind === 'allocation' ? shipped : received).get(id) ?? 0;
-      // Expired: past its expiresAt, nothing packed, not done, not cancelled by a client; the expiry cancels it once.
+      // Expired: cancelled, by no client, with nothing packed or shipped, at or after its expiresAt (its last change, `modified`, is the expiry's own instant).
       const expired =
-        kind === 'allocation' && asked.expiresAt !== undefined && asked.expiresAt <= now && !(packed.get(id) ?? 0) && !cancelled.allocation.get(id) && doneUnitsOf(row) < tenThousandths(row.units) && row.state === 'cancelled';
+        kind === 'allocation' &&
+        asked.expiresAt !== undefined &&
+        row.state === 'cancelled' &&
+        !cancelled.allocation.get(id) &&
+        !(packed.get(id) ?? 0) &&
+        doneUnitsOf(row) === 0 &&
+        instantOf(row.modified) >= asked.expiresAt;
       const cancels = (cancelled[kind].get(id) ?? 0) + (expired ? 1 : 0);
       const state = cancels ? 'cancelled' : doneUnits >= units ? 'done' : 'open';
       const facts = { itemID: row.shortID, wid: Number(row.wID), units, done: doneUnits, cancels: Math.min(cancels, 1), state: row.state };
@@ -621,7 +628,7 @@ const LEDGER_OPERATION: Record<string, string> = {
   'stock.counted': 'count',
 };
 
-/** The event of each change of a document that writes no ledger row (the workload sets no expiry: no `allocation.expired`). */
+/** The event of each change of a document that writes no ledger row (the hostile workloads, whose feed is checked with these, set no expiry: no `allocation.expired`; the Galera suite's expiry is checked on its own). */
 const DOCUMENT_EVENT: Partial<Record<LineOp, string>> = {
   allocate: 'stock.allocated',
   pack: 'stock.packed',
