@@ -248,12 +248,15 @@ async function run(): Promise<void> {
           ? { path: Math.random() < 0.5 ? `/api/v1/Item/${randomPartNo(seeded)}` : '/api/v1/Inventory/StockLevels' }
           : post('/api/v1/Inventory/Receive', { itemID: shortIdOf(randomPartNo(seeded)), units: 1, wid: 1, reasonCode: 1 }),
     ],
-    // Last of these: a deep OFFSET walks offset + 250 index entries, and at 1,000,000 lots that evicts the buffer pool's
-    // hot pages; a scenario right after it would be measured against a cold cache that page 1 did not have.
+    // Last of these, and run after the Issues of one item with 200 in flight too (runScenario below): a deep OFFSET walks
+    // offset + 250 index entries, and at 1,000,000 lots that evicts the buffer pool's hot pages; a scenario right after it
+    // would be measured against a cold cache that page 1 did not have.
     [`GET /Inventory page ${lotPage} (250)`, same('cN'), () => ({ path: `/api/v1/Inventory?page=${lotPage}&pageSize=250` })],
   ];
   const rows: Row[] = [];
-  for (const [name, ref, next, after] of scenarios) {
+  // The deep OFFSET page goes last of all the scenarios on the lots (below), after the Issues of one item with 200 in flight.
+  const deepPage = scenarios.pop()!;
+  const runScenario = async ([name, ref, next, after]: (typeof scenarios)[number]) => {
     // The machine's load drifts over minutes: a scenario with one ceiling is compared with that ceiling driven
     // again just before it (the raw process stays up beside the service), not with the reading at the start.
     const paired = 'key' in ref ? await driveRaw(ref.key, `${rawWork[ref.key][0]}, just before ${name}`) : null;
@@ -279,12 +282,14 @@ async function run(): Promise<void> {
         vsCeiling: row.rps / receive.rps,
       });
     }
-  }
+  };
+  for (const scenario of scenarios) await runScenario(scenario);
   // Issues of one item with 200 in flight at once, as the target words it (the row above has --connections):
   // they queue on the item's stock row and for the pool's connections; each takes one unit, the stock checked after the run.
   const hot200 = await driveRaw('d', `${rawWork.d[0]}, just before POST /Inventory/Issue, one item, 200 connections`);
   const hotRow = await drive('POST /Inventory/Issue, one item, 200 connections', PORTS.service, hotIssue, auth, SECONDS, 200);
   rows.push(Object.assign(hotRow, { ceiling: `≈ (d) just before: ${hot200.rps.toFixed(0)} req/s`, vsCeiling: hotRow.rps / hot200.rps, vsNest: hotRow.rps / nestCeiling.rps }));
+  await runScenario(deepPage);
   await stopProcess(raw);
   // Receive once more, against the floor of the stack (e): what it costs beyond Nest, validation and TypeORM is the service's own.
   const receiveRow = rows.find((r) => r.scenario === 'POST /Inventory/Receive')!;
