@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config.js';
 import { AppLogger } from '../http/logger.js';
-import { AllocationsRepository, type DueAfter } from './allocations.repository.js';
+import { AllocationsRepository, type DueAllocation } from './allocations.repository.js';
 import { AllocationsService } from './allocations.service.js';
 
 /** How many due allocations one look reads; it looks again at once while it finds that many. */
@@ -66,7 +66,7 @@ export class AllocationExpiry implements OnModuleDestroy {
    */
   async expireDue(now: Date = new Date()): Promise<number> {
     let expired = 0;
-    let after: DueAfter | undefined;
+    let after: DueAllocation | undefined;
     for (;;) {
       const due = await this.repository.due(now, LOOK, after);
       for (const allocation of due) {
@@ -80,7 +80,7 @@ export class AllocationExpiry implements OnModuleDestroy {
         }
       }
       if (due.length < LOOK) return expired;
-      after = due[due.length - 1].after;
+      after = due[due.length - 1];
     }
   }
 }

@@ -43,14 +43,12 @@ export function documentTotal(list: DocumentList, wids: number[], filter: Docume
 /** An allocation with its item's shortID, read without a lock. */
 export type AllocationRow = Allocation & { shortID: string };
 
-/** An allocation the expiry found: due, open, with unpacked units left (read again under its locks before anything changes), and its item's shortID. */
-export type DueAllocation = Pick<Allocation, 'id' | 'partNo' | 'wID'> & { shortID: string; after: DueAfter };
-
-/** Where the expiry's next look goes on from: past this allocation (its expiresAt as the driver read it, and its id). */
-export interface DueAfter {
-  expiresAt: unknown;
-  id: number;
-}
+/**
+ * An allocation the expiry found: due, open, with unpacked units left (read
+ * again under its locks before anything changes), its item's shortID, and its
+ * expiresAt as the driver read it (where the next look goes on from).
+ */
+export type DueAllocation = Pick<Allocation, 'id' | 'partNo' | 'wID'> & { shortID: string; expiresAt: unknown };
 
 /**
  * The statements on `allocation`. In a transaction on its manager
@@ -110,7 +108,7 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
    * those after `after` in that order when given (a look goes on past what
    * the one before it read, whether or not those expired).
    */
-  async due(now: Date, limit: number, after?: DueAfter): Promise<DueAllocation[]> {
+  async due(now: Date, limit: number, after?: Pick<DueAllocation, 'expiresAt' | 'id'>): Promise<DueAllocation[]> {
     const m = this.tx.reader;
     const seek = after ? ' AND (a.expiresAt > ? OR (a.expiresAt = ? AND a.id > ?))' : '';
     const found = await rows(
@@ -120,6 +118,6 @@ export class AllocationsRepository implements DocumentPages<Allocation> {
         ` WHERE a.state = 'open' AND a.expiresAt <= ?${seek} AND a.units - a.shipped - a.packed > 0.00005 ORDER BY a.expiresAt, a.id LIMIT ?`,
       [columnValue(m, Allocation, 'expiresAt', now), ...(after ? [after.expiresAt, after.expiresAt, after.id] : []), limit],
     );
-    return found.map((r) => ({ id: Number(r.id), partNo: Number(r.partNo), wID: Number(r.wID), shortID: String(r.shortID), after: { expiresAt: r.expiresAt, id: Number(r.id) } }));
+    return found.map((r) => ({ id: Number(r.id), partNo: Number(r.partNo), wID: Number(r.wID), shortID: String(r.shortID), expiresAt: r.expiresAt }));
   }
 }
