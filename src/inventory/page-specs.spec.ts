@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
-import { ITEM_PAGES } from '../catalog/items.repository.js';
+import { ACTIVE_ITEM_PAGE_INDEXES, ITEM_PAGES } from '../catalog/items.repository.js';
 import { ENTITIES } from '../entities.js';
 import type { PageSpec } from '../pagination/page.js';
 import { ALLOCATION_PAGES } from './allocations.repository.js';
 import { EXPECTATION_PAGES } from './expectations.repository.js';
 import { Lot } from './inventory.entities.js';
-import { LEDGER_PAGES, LOT_PAGES } from './inventory-pages.repository.js';
+import { LEDGER_PAGES, LOT_PAGE_INDEXES, LOT_PAGES } from './inventory-pages.repository.js';
 import { STOCK_PAGES } from './stock-level-pages.repository.js';
 
 /**
@@ -54,5 +54,35 @@ describe('PageSpec.plainOrder', () => {
 
   it('is set on no other list (one that adds it is checked above first)', () => {
     for (const spec of [LEDGER_PAGES, STOCK_PAGES, ALLOCATION_PAGES, EXPECTATION_PAGES]) expect(spec.plainOrder).toBeUndefined();
+  });
+});
+
+/**
+ * Every sort of the lot page names its two indexes to MySQL (USE INDEX, in
+ * InventoryPagesRepository.lotPage), and every sort of the active items its
+ * one (ItemsRepository.page): a sort without them would fail; each lot pair
+ * is the sort's column first and the warehouse's first. That the
+ * names exist and give every sort a plan without a scan or a sort is the
+ * query-plan e2e spec's.
+ */
+describe('LOT_PAGE_INDEXES and ACTIVE_ITEM_PAGE_INDEXES', () => {
+  it('has the index of every sortable column of the active items, discontinued first, and no others', () => {
+    expect(Object.keys(ACTIVE_ITEM_PAGE_INDEXES).sort()).toEqual([...new Set(Object.values(ITEM_PAGES.sortable))].sort());
+    for (const [column, index] of Object.entries(ACTIVE_ITEM_PAGE_INDEXES)) {
+      const name = column.slice('item.'.length);
+      expect({ column, index }).toEqual({ column, index: `IX_item_active_${name}` });
+    }
+  });
+
+  it('has the two indexes of every sortable column of the lot page, and no others', () => {
+    expect(Object.keys(LOT_PAGE_INDEXES).sort()).toEqual([...new Set(Object.values(LOT_PAGES.sortable))].sort());
+    for (const [column, [global, perWarehouse]] of Object.entries(LOT_PAGE_INDEXES)) {
+      const name = column.slice('lot.'.length);
+      expect({ column, global, perWarehouse }).toEqual({
+        column,
+        global: name === 'recNo' ? 'PRIMARY' : `IX_lot_${name}_recNo_wID`,
+        perWarehouse: expect.stringMatching(new RegExp(`^IX_lot_wID_${name}(_recNo)?$`)),
+      });
+    }
   });
 });
