@@ -8,6 +8,15 @@ import { SequencerRepository } from './sequencer.repository.js';
 export const CLAIM_ROWS = 500;
 /** The longest GET /Events waits for this instance's turn in progress before it reads. */
 export const CATCH_UP_MS = 200;
+/**
+ * Turns start at least this long apart. Under load a turn then numbers the
+ * commits of TURN_GAP_MS together, its six statements (and the webhook
+ * relay's look after it) shared by all of them, instead of turns running back
+ * to back, each for the few commits made during the one before. A reader
+ * waiting for the feed (`caughtUp`), `settled` and shutdown do not wait for
+ * the gap.
+ */
+export const TURN_GAP_MS = 50;
 /** The sweeper's period: how late an event can be in the feed if the turn after its commit was lost (a crash). */
 const SWEEP_MS = 1000;
 /** Pruning: how often, and how many rows a statement deletes (small, so a delete never holds locks for long). */
@@ -30,8 +39,9 @@ const DAY_MS = 24 * 3600 * 1000;
  * a seq once read past is never filled in later.
  *
  * A turn runs right after every transaction that recorded events commits
- * (its transaction context's `afterCommit`; calls during a turn make one more turn
- * after it, so under load one turn serves the commits of the one before),
+ * (its transaction context's `afterCommit`), at most one every TURN_GAP_MS
+ * (calls during a turn, or before the gap has passed, make one turn after
+ * it, so under load one turn serves the commits of the gap before it),
  * and, in the service (`start`), every second as a sweeper, which
  * also heals a crash between a commit and its turn, and now and then prunes
  * events older than EVENTS_RETENTION_DAYS in small chunks.
@@ -40,6 +50,9 @@ const DAY_MS = 24 * 3600 * 1000;
 export class EventSequencer implements OnModuleDestroy {
   private running: Promise<void> | null = null;
   private again = false;
+  /** When the last turn started (Date.now()), and the timer of a turn waiting for TURN_GAP_MS to pass since. */
+  private lastStart = -Infinity;
+  private deferred: NodeJS.Timeout | null = null;
   /** Calls of `soon` so far, and how many of them the turns finished so far covered (a turn covers the calls made before it started). */
   private asked = 0;
   private covered = 0;
@@ -66,16 +79,45 @@ export class EventSequencer implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    // A turn waiting for its gap runs now: the events committed here get their seqs before the instance stops.
+    if (this.deferred) this.schedule(true);
     this.stopped = true;
     await this.settled();
   }
 
-  /** A turn as soon as possible: at once, or right after the turn in progress. Never fails: a failed turn is logged and left to the sweeper. */
+  /**
+   * A turn soon: at once, or once TURN_GAP_MS has passed since the last one
+   * started, or right after the turn in progress. Never fails: a failed turn
+   * is logged and left to the sweeper.
+   */
   soon(): void {
     if (this.stopped) return;
     this.asked++;
+    this.schedule(this.waiters.length > 0);
+  }
+
+  /**
+   * Starts a turn, or leaves it to the turn in progress (`again`: one more
+   * after it) or to the one waiting for its gap; `hurry` (a reader waits, or
+   * the instance stops) starts a waiting one at once.
+   */
+  private schedule(hurry: boolean): void {
     if (this.running) {
       this.again = true;
+      return;
+    }
+    const wait = this.lastStart + TURN_GAP_MS - Date.now();
+    if (this.deferred) {
+      if (!hurry) return;
+      clearTimeout(this.deferred);
+      this.deferred = null;
+    } else if (wait > 0 && !hurry) {
+      this.deferred = setTimeout(() => {
+        this.deferred = null;
+        if (this.running) this.again = true;
+        else this.turn();
+      }, wait);
+      this.deferred.unref();
       return;
     }
     this.turn();
@@ -88,6 +130,8 @@ export class EventSequencer implements OnModuleDestroy {
    */
   caughtUp(maxMs = CATCH_UP_MS): Promise<void> {
     if (this.covered >= this.asked) return Promise.resolve();
+    // A turn waiting for its gap runs now; one in progress is followed at once by the next when it does not cover this reader (`turn`).
+    if (this.deferred) this.schedule(true);
     return new Promise((resolve) => {
       const waiter = { upTo: this.asked, done: () => undefined as void };
       const timer = setTimeout(() => {
@@ -107,43 +151,42 @@ export class EventSequencer implements OnModuleDestroy {
     this.published.push(listener);
   }
 
-  /** Resolves once no turn is in progress (tests, shutdown). */
+  /** Resolves once no turn is in progress or waiting for its gap (tests, shutdown): a waiting one runs at once. */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.deferred) {
+      if (this.deferred) this.schedule(true);
+      await this.running;
+    }
   }
 
   private turn(): void {
+    this.lastStart = Date.now();
+    this.again = false;
     this.running = this.drain().finally(() => {
       this.running = null;
-      // A commit between the drain's last look and now asked for a turn that nobody took yet.
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.turn();
-      }
+      // A commit during the turn asked for one that nobody took yet: after the gap, or at once for a waiting reader.
+      if (this.again && !this.stopped) this.schedule(this.waiters.length > 0);
     });
   }
 
   private async drain(): Promise<void> {
-    do {
-      this.again = false;
-      const upTo = this.asked;
-      try {
-        let claimed;
-        do {
-          claimed = await this.claim();
-          if (claimed) for (const listener of this.published) listener();
-        } while (claimed >= CLAIM_ROWS && !this.stopped);
-      } catch (error) {
-        this.logger?.log.error({ err: error }, 'events: giving seqs to committed events failed; the sweeper tries again');
-      }
-      // Even after a failure: a waiter must not wait for the sweeper (it reads what is there).
-      this.covered = Math.max(this.covered, upTo);
-      const ready = this.waiters.filter((w) => w.upTo <= this.covered);
-      if (ready.length) {
-        this.waiters = this.waiters.filter((w) => w.upTo > this.covered);
-        for (const w of ready) w.done();
-      }
-    } while (this.again && !this.stopped);
+    const upTo = this.asked;
+    try {
+      let claimed;
+      do {
+        claimed = await this.claim();
+        if (claimed) for (const listener of this.published) listener();
+      } while (claimed >= CLAIM_ROWS && !this.stopped);
+    } catch (error) {
+      this.logger?.log.error({ err: error }, 'events: giving seqs to committed events failed; the sweeper tries again');
+    }
+    // Even after a failure: a waiter must not wait for the sweeper (it reads what is there).
+    this.covered = Math.max(this.covered, upTo);
+    const ready = this.waiters.filter((w) => w.upTo <= this.covered);
+    if (ready.length) {
+      this.waiters = this.waiters.filter((w) => w.upTo > this.covered);
+      for (const w of ready) w.done();
+    }
   }
 
   /** One turn (see the class); how many rows it started from. */
