@@ -94,6 +94,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     txRetryBudgetMs: 2000,
     eventsEnabled: true,
     eventsRetentionDays: 30,
+    eventsTurnGapMs: 50,
     webhookRetrySeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
     // The tests' receivers listen on loopback.
     webhookAllowPrivate: true,

@@ -1,5 +1,7 @@
 import request from 'supertest';
+import { ACTIVE_ITEM_PAGE_INDEXES } from '../src/catalog/items.repository.js';
 import { AllocationExpiry } from '../src/inventory/allocation-expiry.js';
+import { LOT_PAGE_INDEXES } from '../src/inventory/inventory-pages.repository.js';
 import { ListCountersRepository } from '../src/inventory/list-counters.repository.js';
 import { WebhookRelay } from '../src/events/webhook-relay.js';
 import { WebhookService } from '../src/events/webhooks.service.js';
@@ -21,6 +23,9 @@ import { links } from './support/pages.js';
 const ITEMS = 3000;
 const LOTS = 8000;
 const WAREHOUSES = [1, 2, 3, 4];
+/** Two small warehouses beside the four large ones: a scope of these must not walk a global index. */
+const SMALL_WAREHOUSES = [5, 6];
+const SMALL_LOTS = 40;
 /** Plan rows estimated at fewer rows than this read too little to matter (a page is at most 251 keys). */
 const SMALL = 500;
 
@@ -40,12 +45,14 @@ interface PlanRow {
   let t: TestApp;
   let all: TestClient;
   let some: TestClient;
+  let small: TestClient;
   let capture: Captured[] | null = null;
 
   beforeAll(async () => {
     t = await startTestApp();
-    all = await givenClient(t, { warehouses: WAREHOUSES });
+    all = await givenClient(t, { warehouses: [...WAREHOUSES, ...SMALL_WAREHOUSES] });
     some = await givenClient(t, { warehouses: [1, 2] });
+    small = await givenClient(t, { warehouses: SMALL_WAREHOUSES });
     await seed(t);
     const logger = t.dataSource.logger;
     const logQuery = logger.logQuery.bind(logger);
@@ -97,6 +104,37 @@ interface PlanRow {
       { name: `${documents.toLowerCase()} of one warehouse`, path: `/api/v1/Inventory/${documents}/3`, who: () => all, sorts: ['id', 'modified'] },
     ]),
   ];
+
+  it('the indexes the lot and item pages name to MariaDB (USE INDEX) are the schema\'s', async () => {
+    const found: Array<{ t: string; k: string }> = await t.dataSource.query(
+      "SELECT DISTINCT TABLE_NAME AS t, INDEX_NAME AS k FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('lot', 'item')",
+    );
+    const names = (table: string) => found.filter((r) => r.t === table).map((r) => r.k);
+    expect(names('lot')).toEqual(expect.arrayContaining(Object.values(LOT_PAGE_INDEXES).flat()));
+    expect(names('item')).toEqual(expect.arrayContaining(Object.values(ACTIVE_ITEM_PAGE_INDEXES)));
+  });
+
+  it('a scope of two small warehouses beside large ones reads its lots from the warehouse\'s index, for every sort, not a walk of a global one', async () => {
+    const sorts = Object.keys(LOT_PAGE_INDEXES).length;
+    const statements: Captured[] = [];
+    for (const sort of ['recNo', 'received', 'shortID', 'partNo', 'spot', 'units', 'modified']) {
+      for (const direction of ['ASC', 'DESC']) {
+        const first = await run(small, `/api/v1/Inventory?sort=${sort}&direction=${direction}&pageSize=25`);
+        statements.push(...first.statements);
+        if (first.links.next) statements.push(...(await run(small, first.links.next)).statements);
+      }
+    }
+    expect(statements.length).toBeGreaterThanOrEqual(sorts * 2 * 2);
+    const read: Array<{ sql: string; key: string | null; rows: number }> = [];
+    for (const s of statements) {
+      const plan: PlanRow[] = await t.dataSource.query(`EXPLAIN ${s.sql}`, s.parameters);
+      for (const row of plan) if (row.table === 'lot' && row.type !== 'eq_ref') read.push({ sql: s.sql, key: row.key, rows: Number(row.rows ?? 0) });
+    }
+    expect(read.length).toBeGreaterThan(0);
+    // 80 lots in scope among 8,000: a walk of a global index in the page's order would be estimated at thousands.
+    expect(read.filter((r) => r.rows >= SMALL)).toEqual([]);
+    expect(read.filter((r) => !/^IX_lot_wID_/.test(r.key ?? ''))).toEqual([]);
+  });
 
   it('the allocation and expectation lists read an index for each filter (item, reference, state, modifiedSince), and the expiry its own', async () => {
     await seedDocuments(t);
@@ -237,7 +275,11 @@ async function seed(t: TestApp): Promise<void> {
     const archived = j % 5 === 4;
     return [Number(first) + n, String(items[n][1]), WAREHOUSES[j % 4], `S-${j % 60}`, 1 + (j % 17), at(LOTS - j), archived ? at(1) : null, archived ? 0 : 1, at((j * 104729) % LOTS)];
   });
-  await db.query('INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, shipped, active, modified) VALUES ?', [lots]);
+  const smallLots = Array.from({ length: SMALL_LOTS * SMALL_WAREHOUSES.length }, (_, j) => {
+    const n = (j * 37) % ITEMS;
+    return [Number(first) + n, String(items[n][1]), SMALL_WAREHOUSES[j % SMALL_WAREHOUSES.length], `S-${j % 60}`, 1 + (j % 17), at(LOTS - j * 97), null, 1, at((j * 7907) % LOTS)];
+  });
+  await db.query('INSERT INTO lot (partNo, shortIdKey, wID, spot, units, received, shipped, active, modified) VALUES ?', [[...lots, ...smallLots]]);
   await db.query(
     "INSERT INTO ledger_entry (operationId, operation, partNo, recNo, toWid, toSpot, units, reasonCode, reference, remark, clientId, created) SELECT UUID(), 'receive', partNo, recNo, wID, spot, units, 1, '', '', 'plans', received FROM lot",
   );

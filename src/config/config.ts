@@ -53,6 +53,8 @@ export class AppConfig {
   readonly eventsEnabled: boolean;
   /** How long events stay in the feed, in days (EVENTS_RETENTION_DAYS). */
   readonly eventsRetentionDays: number;
+  /** The least time between the starts of two turns of the event sequencer, in ms (EVENTS_TURN_GAP_MS). */
+  readonly eventsTurnGapMs: number;
   /** The pauses before each retry of a webhook delivery, in seconds (WEBHOOK_RETRY_SECONDS); after the last, the event is recorded as failed. */
   readonly webhookRetrySeconds: number[];
   /** Whether webhook URLs may reach loopback, private and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     txRetryBudgetMs: integer(env, 'TX_RETRY_BUDGET_MS', null, 0, 60_000),
     eventsEnabled: boolean(env, 'EVENTS_ENABLED', true),
     eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
+    eventsTurnGapMs: integer(env, 'EVENTS_TURN_GAP_MS', 50, 0, 1000),
     webhookRetrySeconds: secondsList(env, 'WEBHOOK_RETRY_SECONDS', DEFAULT_WEBHOOK_RETRY_SECONDS),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     allocationExpirySeconds: integer(env, 'ALLOCATION_EXPIRY_INTERVAL_SECONDS', DEFAULT_ALLOCATION_EXPIRY_SECONDS, 1, 30),

@@ -8,15 +8,6 @@ import { SequencerRepository } from './sequencer.repository.js';
 export const CLAIM_ROWS = 500;
 /** The longest GET /Events waits for this instance's turn in progress before it reads. */
 export const CATCH_UP_MS = 200;
-/**
- * Turns start at least this long apart. Under load a turn then numbers the
- * commits of TURN_GAP_MS together, its six statements (and the webhook
- * relay's look after it) shared by all of them, instead of turns running back
- * to back, each for the few commits made during the one before. A reader
- * waiting for the feed (`caughtUp`), `settled` and shutdown do not wait for
- * the gap.
- */
-export const TURN_GAP_MS = 50;
 /** The sweeper's period: how late an event can be in the feed if the turn after its commit was lost (a crash). */
 const SWEEP_MS = 1000;
 /** Pruning: how often, and how many rows a statement deletes (small, so a delete never holds locks for long). */
@@ -39,9 +30,13 @@ const DAY_MS = 24 * 3600 * 1000;
  * a seq once read past is never filled in later.
  *
  * A turn runs right after every transaction that recorded events commits
- * (its transaction context's `afterCommit`), at most one every TURN_GAP_MS
- * (calls during a turn, or before the gap has passed, make one turn after
- * it, so under load one turn serves the commits of the gap before it),
+ * (its transaction context's `afterCommit`), at most one every
+ * EVENTS_TURN_GAP_MS (calls during a turn, or before the gap has passed, make
+ * one turn after it: under load one turn numbers the commits of its gap
+ * together, its six statements and the webhook relay's look after it shared
+ * by all of them, instead of turns running back to back, each for the few
+ * commits made during the one before; a reader waiting for the feed
+ * (`caughtUp`), `settled` and shutdown do not wait for the gap),
  * and, in the service (`start`), every second as a sweeper, which
  * also heals a crash between a commit and its turn, and now and then prunes
  * events older than EVENTS_RETENTION_DAYS in small chunks.
@@ -50,7 +45,7 @@ const DAY_MS = 24 * 3600 * 1000;
 export class EventSequencer implements OnModuleDestroy {
   private running: Promise<void> | null = null;
   private again = false;
-  /** When the last turn started (Date.now()), and the timer of a turn waiting for TURN_GAP_MS to pass since. */
+  /** When the last turn started (performance.now(): a step of the wall clock moves no gap), and the timer of a turn waiting for its gap to pass since. */
   private lastStart = -Infinity;
   private deferred: NodeJS.Timeout | null = null;
   /** Calls of `soon` so far, and how many of them the turns finished so far covered (a turn covers the calls made before it started). */
@@ -79,21 +74,23 @@ export class EventSequencer implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    // A turn waiting for its gap runs now: the events committed here get their seqs before the instance stops.
+    // A turn waiting for its gap runs now, and one more after the last if a commit came during it: the events
+    // committed here get their seqs before the instance stops (a failed turn leaves them to another's sweeper).
     if (this.deferred) this.schedule(true);
     this.stopped = true;
     await this.settled();
+    if (this.covered < this.asked) await this.drain();
   }
 
   /**
-   * A turn soon: at once, or once TURN_GAP_MS has passed since the last one
-   * started, or right after the turn in progress. Never fails: a failed turn
-   * is logged and left to the sweeper.
+   * A turn soon: at once, or once EVENTS_TURN_GAP_MS has passed since the
+   * last one started, or after the turn in progress. Never fails: a failed
+   * turn is logged and left to the sweeper.
    */
   soon(): void {
     if (this.stopped) return;
     this.asked++;
-    this.schedule(this.waiters.length > 0);
+    this.schedule(false);
   }
 
   /**
@@ -106,7 +103,8 @@ export class EventSequencer implements OnModuleDestroy {
       this.again = true;
       return;
     }
-    const wait = this.lastStart + TURN_GAP_MS - Date.now();
+    const gap = this.config.eventsTurnGapMs;
+    const wait = Math.min(gap, this.lastStart + gap - performance.now());
     if (this.deferred) {
       if (!hurry) return;
       clearTimeout(this.deferred);
@@ -160,11 +158,11 @@ export class EventSequencer implements OnModuleDestroy {
   }
 
   private turn(): void {
-    this.lastStart = Date.now();
+    this.lastStart = performance.now();
     this.again = false;
     this.running = this.drain().finally(() => {
       this.running = null;
-      // A commit during the turn asked for one that nobody took yet: after the gap, or at once for a waiting reader.
+      // A commit during the turn asked for one that nobody took yet: after the gap, or at once for a reader still waiting.
       if (this.again && !this.stopped) this.schedule(this.waiters.length > 0);
     });
   }

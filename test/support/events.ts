@@ -10,7 +10,7 @@ export interface FedEvent {
   data: Record<string, unknown> & { levels?: Array<Record<string, number>> };
 }
 
-/** Waits until the sequencer of `t` has given seqs to what committed so far (its turn starts at each commit, before the answer is sent). */
+/** Waits until the sequencer of `t` has given seqs to what committed so far (a turn is asked for at each commit, before the answer is sent; it may wait for EVENTS_TURN_GAP_MS). */
 export async function sequenced(t: TestApp): Promise<void> {
   await t.app.get(EventSequencer).settled();
 }
