@@ -15,23 +15,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * numbered once and in order; a reader of the feed right after its write,
  * `settled` and shutdown do not wait for the gap.
  */
+/** A service whose sequencer starts turns at least `gap` ms apart, and an admin client of warehouse 1, for the tests of the describe that calls it. */
+function withGap(gap: number): { t: TestApp; admin: TestClient } {
+  const service = {} as { t: TestApp; admin: TestClient };
+  beforeAll(async () => {
+    service.t = await startTestApp({ config: { eventsTurnGapMs: gap } });
+    service.admin = await givenClient(service.t, { warehouses: [1] });
+  });
+  afterAll(async () => {
+    await expectLedgerConsistent(service.t);
+    await service.t.close();
+  });
+  return service;
+}
+
 describe(`Events: the sequencer's turns (${testDatabaseKind()})`, () => {
   const unsequenced = async (t: TestApp) => Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM event WHERE seq IS NULL'))[0].n);
 
   describe('under load', () => {
     const GAP = 100;
-    let t: TestApp;
-    let admin: TestClient;
-    beforeAll(async () => {
-      t = await startTestApp({ config: { eventsTurnGapMs: GAP } });
-      admin = await givenClient(t, { warehouses: [1] });
-    });
-    afterAll(async () => {
-      await expectLedgerConsistent(t);
-      await t.close();
-    });
+    const service = withGap(GAP);
 
     it('starts turns at least the gap apart while Receives commit 16 at a time, and numbers each of their events once, in order', async () => {
+      const { t, admin } = service;
       const sequencer = t.app.get(EventSequencer);
       const { shortID: itemID } = await givenItem(t, admin.bearer);
       const from = await lastSeq(t);
@@ -68,18 +74,10 @@ describe(`Events: the sequencer's turns (${testDatabaseKind()})`, () => {
 
   describe('with a gap of a second', () => {
     const GAP = 1000;
-    let t: TestApp;
-    let admin: TestClient;
-    beforeAll(async () => {
-      t = await startTestApp({ config: { eventsTurnGapMs: GAP } });
-      admin = await givenClient(t, { warehouses: [1] });
-    });
-    afterAll(async () => {
-      await expectLedgerConsistent(t);
-      await t.close();
-    });
+    const service = withGap(GAP);
 
     it("shows a reader its own write's event at once, starts a waiting turn for settled and at shutdown", async () => {
+      const { t, admin } = service;
       const sequencer = t.app.get(EventSequencer);
       const { shortID: itemID } = await givenItem(t, admin.bearer);
       await sequencer.settled();
