@@ -114,6 +114,30 @@ interface PlanRow {
     expect(names('item')).toEqual(expect.arrayContaining(Object.values(ACTIVE_ITEM_PAGE_INDEXES)));
   });
 
+  it('the sort\'s indexes are named on the keys\' statement only when the list\'s scope alone filters it (no item, no modifiedSince, not GET /Item/All)', async () => {
+    const [{ shortID }] = await t.dataSource.query('SELECT i.shortID FROM item i WHERE i.partNo = (SELECT MIN(partNo) FROM lot)');
+    const since = new Date(Date.now() - 3600_000).toISOString();
+    /** The lists' statements on `table` with the USE INDEX each names (null: none). */
+    const hints = async (url: string, table: string) =>
+      (await run(all, url)).statements
+        .filter((s) => new RegExp(`FROM \`${table}\``).test(s.sql))
+        .map((s) => /USE INDEX \(([^)]*)\)/.exec(s.sql)?.[1].replace(/`/g, '') ?? null);
+    // The lot page by received: its two indexes on the keys (the derived table), none on the counted total.
+    expect(await hints('/api/v1/Inventory?sort=received&pageSize=25', 'lot')).toEqual([LOT_PAGE_INDEXES['lot.received'].join(', ')]);
+    expect(await hints('/api/v1/Inventory/3?sort=spot&direction=DESC&pageSize=25', 'lot')).toEqual([LOT_PAGE_INDEXES['lot.spot'].join(', ')]);
+    for (const filtered of [`/api/v1/Inventory?itemID=${shortID}&sort=received`, `/api/v1/Inventory?modifiedSince=${since}&sort=received`]) {
+      const found = await hints(filtered, 'lot');
+      expect(found.length).toBeGreaterThan(0);
+      expect({ filtered, hints: found.filter((h) => h !== null) }).toEqual({ filtered, hints: [] });
+    }
+    expect(await hints('/api/v1/Item?sort=description', 'item')).toEqual([ACTIVE_ITEM_PAGE_INDEXES['item.description']]);
+    for (const unhinted of ['/api/v1/Item/All?sort=description', `/api/v1/Item?modifiedSince=${since}&sort=description`]) {
+      const found = await hints(unhinted, 'item');
+      expect(found.length).toBeGreaterThan(0);
+      expect({ unhinted, hints: found.filter((h) => h !== null) }).toEqual({ unhinted, hints: [] });
+    }
+  });
+
   it('a scope of two small warehouses beside large ones reads its lots from the warehouse\'s index, for every sort, not a walk of a global one', async () => {
     const sorts = Object.keys(LOT_PAGE_INDEXES).length;
     const statements: Captured[] = [];

@@ -8,7 +8,7 @@ import { columnList, rows, toEntity } from '../database/statements.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { PageCursors } from '../pagination/cursor.js';
-import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, paginate, type Page, type PageSpec, resolvePage } from '../pagination/page.js';
+import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, paginate, type Page, type PageSpec, type SortIndexes } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { Item, ItemAlias } from './catalog.entities.js';
 
@@ -33,14 +33,13 @@ export const ITEM_PAGES: PageSpec = {
 };
 
 /**
- * MySQL/MariaDB: for each sort of GET /Item (active items), the index that
- * reads it in its order, `discontinued` first. A page without
- * modifiedSince names it to the optimizer (USE INDEX): otherwise MariaDB
- * estimates `discontinued = 0` in each of the seven indexes that start with
- * it ("index dives") before every page, only to choose this one. The names
- * are the migrations'; the query-plan spec reads every sort through them.
+ * GET /Item's SortIndexes (paginate; active items only): for each sort, the
+ * index that reads it in its order, `discontinued` first. Without them
+ * MariaDB estimates `discontinued = 0` in each of the seven indexes that
+ * start with it before every page. The names are the migrations'; the
+ * query-plan spec reads every sort through them.
  */
-export const ACTIVE_ITEM_PAGE_INDEXES: Readonly<Record<string, string>> = {
+export const ACTIVE_ITEM_PAGE_INDEXES = {
   'item.shortIdKey': 'IX_item_active_shortIdKey',
   'item.partNo': 'IX_item_active_partNo',
   'item.description': 'IX_item_active_description',
@@ -48,7 +47,7 @@ export const ACTIVE_ITEM_PAGE_INDEXES: Readonly<Record<string, string>> = {
   'item.subCategory': 'IX_item_active_subCategory',
   'item.created': 'IX_item_active_created',
   'item.modified': 'IX_item_active_modified',
-};
+} as const satisfies SortIndexes;
 
 /** An item as it is created: every column but its partNo, which the insert gives it. */
 export type NewItem = Omit<Item, 'partNo'>;
@@ -79,14 +78,11 @@ export class ItemsRepository {
   page(query: PageQuery, includeDiscontinued: boolean, consistency: Consistency): Promise<Page<Item>> {
     return this.reads.run(consistency, async (m) => {
       const qb = m.createQueryBuilder(Item, 'item');
-      if (!includeDiscontinued) {
-        qb.where('item.discontinued = 0');
-        // The sort's index (ACTIVE_ITEM_PAGE_INDEXES); modifiedSince has its own. TypeORM writes it on MySQL only.
-        if (!query.modifiedSince) qb.useIndex(ACTIVE_ITEM_PAGE_INDEXES[resolvePage(query, ITEM_PAGES).order[0][0]]);
-      }
+      if (!includeDiscontinued) qb.where('item.discontinued = 0');
       const scope = includeDiscontinued ? 'all' : 'active';
       const total = query.modifiedSince ? undefined : countsTotal('items', [scope]);
-      return paginate(m, qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope], joined: itemRows(m) });
+      const sortIndexes = includeDiscontinued ? undefined : ACTIVE_ITEM_PAGE_INDEXES;
+      return paginate(m, qb, query, ITEM_PAGES, { total, cursors: this.cursors, filters: ['items', scope], joined: itemRows(m), sortIndexes });
     });
   }
 

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import type { Consistency } from '../database/list-reads.js';
 import { columnList, columnReaders, toEntity } from '../database/statements.js';
-import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, type Page, paginate, type PageSpec } from '../pagination/page.js';
+import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, type Page, paginate, type PageSpec, type SortIndexes } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
 import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
@@ -21,18 +21,16 @@ export const LOT_PAGES: PageSpec = {
 };
 
 /**
- * MySQL/MariaDB: for each sort of the lot page, the two indexes that read it
- * in its order, the sort's own (every warehouse together) and the
- * warehouse's first (warehouse by warehouse, the cheap one for a scope of
- * small warehouses). A page of a scope's whole list (no item, no
- * modifiedSince) names them to the optimizer (USE INDEX), which still
- * chooses between the two: otherwise MariaDB estimates `wID IN (…)` in each
- * of the seven indexes that start with `wID` ("index dives") before every
- * page, only to choose one of these, about half the keys' statement at
- * 1,000,000 lots (docs/quality.md). The names are the migrations'; the
- * query-plan spec reads every sort through them.
+ * The lot page's SortIndexes (paginate): for each sort, the index that reads
+ * it over every warehouse together and the warehouse's own first (warehouse
+ * by warehouse, the cheap one for a scope of small warehouses); the
+ * optimizer chooses between the two. Without them MariaDB estimates
+ * `wID IN (…)` in each of the seven indexes that start with `wID` before
+ * every page, about half the keys' statement at 1,000,000 lots
+ * (docs/quality.md). The names are the migrations'; the query-plan spec
+ * reads every sort through them.
  */
-export const LOT_PAGE_INDEXES: Readonly<Record<string, readonly [string, string]>> = {
+export const LOT_PAGE_INDEXES = {
   'lot.recNo': ['PRIMARY', 'IX_lot_wID_recNo'],
   'lot.received': ['IX_lot_received_recNo_wID', 'IX_lot_wID_received'],
   'lot.shortIdKey': ['IX_lot_shortIdKey_recNo_wID', 'IX_lot_wID_shortIdKey_recNo'],
@@ -40,7 +38,7 @@ export const LOT_PAGE_INDEXES: Readonly<Record<string, readonly [string, string]
   'lot.spot': ['IX_lot_spot_recNo_wID', 'IX_lot_wID_spot_recNo'],
   'lot.units': ['IX_lot_units_recNo_wID', 'IX_lot_wID_units_recNo'],
   'lot.modified': ['IX_lot_modified_recNo_wID', 'IX_lot_wID_modified_recNo'],
-};
+} as const satisfies SortIndexes;
 
 /** How a ledger page sorts and pages. */
 export const LEDGER_PAGES: PageSpec = {
@@ -93,9 +91,9 @@ export class InventoryPagesRepository {
       const answer = await answers();
       const qb = m.createQueryBuilder(Lot, 'lot').where('lot.wID IN (:...wids)', { wids });
       if (partNo !== undefined) qb.andWhere('lot.partNo = :partNo', { partNo });
-      // The sort's two indexes (LOT_PAGE_INDEXES); a filter has indexes of its own. TypeORM writes it on MySQL only.
-      else if (!request.modifiedSince) qb.useIndex([...LOT_PAGE_INDEXES[request.order[0][0]]]);
-      return paginate(m, qb, query, LOT_PAGES, { ...list, total, joined: lotAnswers(m, answer) });
+      // An item's lots are read from the item's index, not the sort's.
+      const sortIndexes = partNo === undefined ? LOT_PAGE_INDEXES : undefined;
+      return paginate(m, qb, query, LOT_PAGES, { ...list, total, joined: lotAnswers(m, answer), sortIndexes });
     });
   }
 

@@ -58,12 +58,13 @@ describe('PageSpec.plainOrder', () => {
 });
 
 /**
- * Every sort of the lot page names its two indexes to MySQL (USE INDEX, in
- * InventoryPagesRepository.lotPage), and every sort of the active items its
- * one (ItemsRepository.page): a sort without them would fail; each lot pair
- * is the sort's column first and the warehouse's first. That the
- * names exist and give every sort a plan without a scan or a sort is the
- * query-plan e2e spec's.
+ * Every sort of the lot page names its two indexes to MySQL, and every sort
+ * of the active items its one (SortIndexes, which paginate names in USE
+ * INDEX): a sort left out would be read without a hint, and MariaDB's index
+ * dives would come back on its pages. Each lot pair is the sort's column
+ * first and the warehouse's first. That the names exist, are named only
+ * where they should be, and give every sort a plan without a scan or a sort
+ * is the query-plan e2e spec's.
  */
 describe('LOT_PAGE_INDEXES and ACTIVE_ITEM_PAGE_INDEXES', () => {
   it('has the index of every sortable column of the active items, discontinued first, and no others', () => {

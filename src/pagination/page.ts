@@ -136,6 +136,8 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   list: ListPaging & {
     /** The page's rows read with its keys, in one statement of the list's own (JoinedRows); else `qb`'s entities, by a second statement. */
     joined?: JoinedRows<R>;
+    /** The indexes that read the page's keys in each sort's order (SortIndexes); given when nothing but the list's own scope filters it. */
+    sortIndexes?: SortIndexes;
   } = {},
 ): Promise<Page<R>> {
   if (qb.dataSource !== m.dataSource) throw new Error('paginate: the query builder is not built on the manager given');
@@ -152,6 +154,8 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   let pending = typeof total !== 'number' && !at && request.offset === 0 ? counted() : undefined;
   if (!pending) totalCount = await counted();
   const [[column, direction], tiebreak] = request.order;
+  // modifiedSince reads its own index: the sort's would walk the whole list for it.
+  const hint = request.modifiedSince ? undefined : list.sortIndexes?.[column];
   /** A joined read's order: in JavaScript on MySQL for plain columns (JoinedRows), else the database's ORDER BY. */
   const order = (way: Direction): JoinedOrder =>
     mysql && spec.plainOrder?.includes(column) && (!tiebreak || spec.plainOrder.includes(spec.tiebreak))
@@ -159,6 +163,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
       : { sql: request.order.map(([c]) => `${c} ${way}`).join(', ') };
   const read = async (w: WindowRead): Promise<Key<R>[]> => {
     const keys = qb.clone().select(spec.tiebreak, 'k');
+    if (hint) keys.useIndex(typeof hint === 'string' ? hint : [...hint]);
     if (column !== spec.tiebreak) keys.addSelect(column, 'v');
     keys.orderBy(column, w.direction);
     if (tiebreak) keys.addOrderBy(spec.tiebreak, w.direction);
@@ -182,6 +187,21 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   const byKey = await entitiesByKey<T, R>(qb, spec, keys);
   return new Page(keys.map((r) => byKey.get(String(r.k))).filter((row): row is R => row !== undefined), totalCount!, placed, position);
 }
+
+/**
+ * MySQL/MariaDB: for each sort column of a list (PageSpec.sortable's values),
+ * the indexes that read its page's keys in that order, which paginate names
+ * to the optimizer for the keys' statement (USE INDEX; TypeORM's `useIndex`
+ * writes it on MySQL only) unless `modifiedSince` filters the page. Where a
+ * condition such as `wID IN (…)` or `discontinued = 0` starts many indexes,
+ * MariaDB otherwise estimates its range in each of them ("index dives")
+ * before every page, only to choose one of these. The optimizer still
+ * chooses among those named (a scope's global index or the warehouse's
+ * own). A list hands them to paginate only when its own scope is all that
+ * filters it: a filter of its own (an item) has an index of its own. A sort
+ * column left out is read without a hint.
+ */
+export type SortIndexes = Readonly<Record<string, string | readonly string[]>>;
 
 /**
  * A list's rows read together with its page's keys, in one statement: the
