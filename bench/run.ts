@@ -596,7 +596,7 @@ function startCeiling(kind: 'nest' | 'raw' | 'stack', port: number, defaultHeap 
  * limits like every ceiling; it is also driven once with Node's default
  * limits (no target), with the peak RSS that took: a page of 1,000 events
  * is 500 KB and more, and 32 of them at once is where the heap's budget
- * (the service's RSS ≤ 250 MB) shows.
+ * (the service's peak RSS target, 200 MB) shows.
  */
 async function feedPage(auth: Record<string, string>, nestCeiling: Row): Promise<Row[]> {
   const unbounded = await startCeiling('raw', PORTS.raw, true);
