@@ -8,7 +8,7 @@ import { columnList, rows, toEntity } from '../database/statements.js';
 import type { TransactionContext } from '../database/transaction-context.js';
 import { TransactionRunner } from '../database/transactions.js';
 import { PageCursors } from '../pagination/cursor.js';
-import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, paginate, type Page, type PageSpec, type SortIndexes } from '../pagination/page.js';
+import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, paginate, type Page, type PageSpec, type SortIndexHints } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { Item, ItemAlias } from './catalog.entities.js';
 
@@ -33,7 +33,7 @@ export const ITEM_PAGES: PageSpec = {
 };
 
 /**
- * GET /Item's SortIndexes (paginate; active items only): for each sort, the
+ * GET /Item's SortIndexHints (paginate; active items only): for each sort, the
  * index that reads it in its order, `discontinued` first. Without them
  * MariaDB estimates `discontinued = 0` in each of the seven indexes that
  * start with it before every page. The names are the migrations'; the
@@ -47,7 +47,7 @@ export const ACTIVE_ITEM_PAGE_INDEXES = {
   'item.subCategory': 'IX_item_active_subCategory',
   'item.created': 'IX_item_active_created',
   'item.modified': 'IX_item_active_modified',
-} as const satisfies SortIndexes;
+} as const satisfies SortIndexHints;
 
 /** An item as it is created: every column but its partNo, which the insert gives it. */
 export type NewItem = Omit<Item, 'partNo'>;

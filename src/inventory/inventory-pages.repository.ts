@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ItemLocksRepository } from '../catalog/item-locks.repository.js';
 import type { Consistency } from '../database/list-reads.js';
 import { columnList, columnReaders, toEntity } from '../database/statements.js';
-import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, type Page, paginate, type PageSpec, type SortIndexes } from '../pagination/page.js';
+import { type JoinedRows, joinedStatement, MAX_PAGE_SIZE, type Page, paginate, type PageSpec, type SortIndexHints } from '../pagination/page.js';
 import type { PageQuery } from '../pagination/page-request.js';
 import { LedgerEntry, Lot } from './inventory.entities.js';
 import { ledgerTotalStatement, lotTotalStatement } from './list-counts.js';
@@ -21,7 +21,7 @@ export const LOT_PAGES: PageSpec = {
 };
 
 /**
- * The lot page's SortIndexes (paginate): for each sort, the index that reads
+ * The lot page's SortIndexHints (paginate): for each sort, the index that reads
  * it over every warehouse together and the warehouse's own first (warehouse
  * by warehouse, the cheap one for a scope of small warehouses); the
  * optimizer chooses between the two. Without them MariaDB estimates
@@ -38,7 +38,7 @@ export const LOT_PAGE_INDEXES = {
   'lot.spot': ['IX_lot_spot_recNo_wID', 'IX_lot_wID_spot_recNo'],
   'lot.units': ['IX_lot_units_recNo_wID', 'IX_lot_wID_units_recNo'],
   'lot.modified': ['IX_lot_modified_recNo_wID', 'IX_lot_wID_modified_recNo'],
-} as const satisfies SortIndexes;
+} as const satisfies SortIndexHints;
 
 /** How a ledger page sorts and pages. */
 export const LEDGER_PAGES: PageSpec = {

@@ -3,7 +3,7 @@ import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import { Item } from '../catalog/catalog.entities.js';
 import { ACTIVE_ITEM_PAGE_INDEXES, ITEM_PAGES } from '../catalog/items.repository.js';
 import { ENTITIES } from '../entities.js';
-import type { PageSpec } from '../pagination/page.js';
+import type { PageSpec, SortIndexHints } from '../pagination/page.js';
 import { ALLOCATION_PAGES } from './allocations.repository.js';
 import { EXPECTATION_PAGES } from './expectations.repository.js';
 import { Lot } from './inventory.entities.js';
@@ -58,32 +58,32 @@ describe('PageSpec.plainOrder', () => {
 });
 
 /**
- * Every sort of the lot page names its two indexes to MySQL, and every sort
- * of the active items its one (SortIndexes, which paginate names in USE
- * INDEX): a sort left out would be read without a hint, and MariaDB's index
- * dives would come back on its pages. Each lot pair is the sort's column
- * first and the warehouse's first. That the names exist, are named only
- * where they should be, and give every sort a plan without a scan or a sort
- * is the query-plan e2e spec's.
+ * The lists that name their sort's indexes to MySQL (SortIndexHints, which
+ * paginate names in USE INDEX on a page's keys): every sortable column has
+ * its entry, or its pages would be read without a hint and MariaDB's index
+ * dives would come back on them. A list that hands paginate hints is added
+ * to HINTED. That the names exist, are named only where they should be,
+ * and give every sort a plan without a scan or a sort is the query-plan
+ * e2e spec's.
  */
-describe('LOT_PAGE_INDEXES and ACTIVE_ITEM_PAGE_INDEXES', () => {
-  it('has the index of every sortable column of the active items, discontinued first, and no others', () => {
-    expect(Object.keys(ACTIVE_ITEM_PAGE_INDEXES).sort()).toEqual([...new Set(Object.values(ITEM_PAGES.sortable))].sort());
-    for (const [column, index] of Object.entries(ACTIVE_ITEM_PAGE_INDEXES)) {
-      const name = column.slice('item.'.length);
-      expect({ column, index }).toEqual({ column, index: `IX_item_active_${name}` });
-    }
-  });
+const HINTED: Array<{ list: string; spec: PageSpec; hints: SortIndexHints; names: (column: string) => unknown }> = [
+  // GET /Item (active): the sort's index, `discontinued` first.
+  { list: 'active items', spec: ITEM_PAGES, hints: ACTIVE_ITEM_PAGE_INDEXES, names: (name) => `IX_item_active_${name}` },
+  // The lot page: the sort's own index (every warehouse together), then the warehouse's first.
+  {
+    list: 'lots',
+    spec: LOT_PAGES,
+    hints: LOT_PAGE_INDEXES,
+    names: (name) => [name === 'recNo' ? 'PRIMARY' : `IX_lot_${name}_recNo_wID`, expect.stringMatching(new RegExp(`^IX_lot_wID_${name}(_recNo)?$`))],
+  },
+];
 
-  it('has the two indexes of every sortable column of the lot page, and no others', () => {
-    expect(Object.keys(LOT_PAGE_INDEXES).sort()).toEqual([...new Set(Object.values(LOT_PAGES.sortable))].sort());
-    for (const [column, [global, perWarehouse]] of Object.entries(LOT_PAGE_INDEXES)) {
-      const name = column.slice('lot.'.length);
-      expect({ column, global, perWarehouse }).toEqual({
-        column,
-        global: name === 'recNo' ? 'PRIMARY' : `IX_lot_${name}_recNo_wID`,
-        perWarehouse: expect.stringMatching(new RegExp(`^IX_lot_wID_${name}(_recNo)?$`)),
-      });
+describe('SortIndexHints of the hinted lists', () => {
+  it.each(HINTED)('$list: an entry for every sortable column and no other, each the sort\'s indexes', ({ list, spec, hints, names }) => {
+    expect(Object.keys(hints).sort()).toEqual([...new Set(Object.values(spec.sortable))].sort());
+    for (const [column, named] of Object.entries(hints)) {
+      const name = column.slice(column.indexOf('.') + 1);
+      expect({ list, column, named }).toEqual({ list, column, named: names(name) });
     }
   });
 });

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { Column, DataSource, Entity, type Logger, PrimaryColumn } from 'typeorm';
+import { jest } from '@jest/globals';
+import { Column, DataSource, Entity, type Logger, PrimaryColumn, SelectQueryBuilder } from 'typeorm';
 import { ValidationFailed } from '../errors.js';
 import { ApiValidationPipe } from '../http/validation.pipe.js';
 import { linkHeader } from './page-headers.interceptor.js';
 import { PageQueryDto } from './page-query.dto.js';
-import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, ObjectLiteral } from 'typeorm';
 import { joinedRead, MAX_PAGE_SIZE, orderPlain, Page, paginate, resolvePage, type PageSpec } from './page.js';
 
 const SPEC: PageSpec = {
@@ -220,6 +221,37 @@ describe('paginate on a real database', () => {
     expect(sent).toEqual([total.sql, expect.stringContaining('LIMIT 4'), expect.stringContaining('IN (')]);
     expect(result.totalCount).toBe(123);
     expect(result.value).toHaveLength(4);
+  });
+
+  // SQLite writes no USE INDEX (TypeORM writes it on MySQL only): which builder was told is what is checked here; the SQL MariaDB receives is the query-plan e2e spec's.
+  it("names the sort's indexes (sortIndexes) on the keys' read alone, not under modifiedSince, not for a sort column without an entry", async () => {
+    const hinted = jest.spyOn(SelectQueryBuilder.prototype, 'useIndex');
+    const keys = jest.spyOn(SelectQueryBuilder.prototype, 'getRawMany');
+    const rows = jest.spyOn(SelectQueryBuilder.prototype, 'getMany');
+    const counted = jest.spyOn(SelectQueryBuilder.prototype, 'getRawOne');
+    const sortIndexes = { 'row.shortID': ['IX_row_shortID', 'IX_row_w_shortID'] };
+    const page = (query: PageQueryDto) => paginate(ds.manager, ds.manager.createQueryBuilder(Row, 'row'), { pageSize: 4, ...query }, SPEC, { sortIndexes });
+    try {
+      for (const query of [{}, { page: 3 }, { direction: 'DESC' }]) {
+        for (const spy of [hinted, keys, rows, counted]) spy.mockClear();
+        const result = await page(query);
+        expect(result.value).toHaveLength(4);
+        expect(hinted.mock.calls).toEqual([[['IX_row_shortID', 'IX_row_w_shortID']]]);
+        // Told once, on the builder the keys were read with; not the rows' read, not the count's.
+        expect(keys.mock.contexts).toContain(hinted.mock.contexts[0]);
+        expect(rows.mock.contexts).toHaveLength(1);
+        expect(counted.mock.contexts).toHaveLength(1);
+        expect(rows.mock.contexts[0]).not.toBe(hinted.mock.contexts[0]);
+        expect(counted.mock.contexts[0]).not.toBe(hinted.mock.contexts[0]);
+      }
+      for (const query of [{ modifiedSince: new Date('2026-01-20T10:00:00.000Z') }, { sort: 'created' }]) {
+        hinted.mockClear();
+        await page(query);
+        expect({ query, hinted: hinted.mock.calls }).toEqual({ query, hinted: [] });
+      }
+    } finally {
+      for (const spy of [hinted, keys, rows, counted]) spy.mockRestore();
+    }
   });
 
   it('refuses a query builder not built on the manager given', async () => {

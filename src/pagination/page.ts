@@ -121,7 +121,9 @@ interface Key<R = unknown> {
  * while the total is read. With a cursor the keys are sought
  * after (or before) the cursor's row (keyset: as cheap on page 4,000 as on
  * page 1); with `page` alone they are an OFFSET. Either way the page gets the
- * cursors of its neighbours (pageWindow), so following `next` seeks.
+ * cursors of its neighbours (pageWindow), so following `next` seeks. On
+ * MySQL the keys' statement names the sort's indexes when the list hands
+ * them (`sortIndexes`, SortIndexHints).
  *
  * `m` is the manager the list reads through (the one ListReads.run gives) and
  * `qb` is built on it (`m.createQueryBuilder`): the total statement runs as
@@ -136,8 +138,8 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   list: ListPaging & {
     /** The page's rows read with its keys, in one statement of the list's own (JoinedRows); else `qb`'s entities, by a second statement. */
     joined?: JoinedRows<R>;
-    /** The indexes that read the page's keys in each sort's order (SortIndexes); given when nothing but the list's own scope filters it. */
-    sortIndexes?: SortIndexes;
+    /** The indexes that read the page's keys in each sort's order (SortIndexHints); given unless a filter of the list's own (an item) narrows it. */
+    sortIndexes?: SortIndexHints;
   } = {},
 ): Promise<Page<R>> {
   if (qb.dataSource !== m.dataSource) throw new Error('paginate: the query builder is not built on the manager given');
@@ -154,7 +156,7 @@ export async function paginate<T extends ObjectLiteral, R = T>(
   let pending = typeof total !== 'number' && !at && request.offset === 0 ? counted() : undefined;
   if (!pending) totalCount = await counted();
   const [[column, direction], tiebreak] = request.order;
-  // modifiedSince reads its own index: the sort's would walk the whole list for it.
+  // The keys' statement names the sort's indexes (SortIndexHints), but not under modifiedSince, which reads its own index.
   const hint = request.modifiedSince ? undefined : list.sortIndexes?.[column];
   /** A joined read's order: in JavaScript on MySQL for plain columns (JoinedRows), else the database's ORDER BY. */
   const order = (way: Direction): JoinedOrder =>
@@ -197,11 +199,12 @@ export async function paginate<T extends ObjectLiteral, R = T>(
  * MariaDB otherwise estimates its range in each of them ("index dives")
  * before every page, only to choose one of these. The optimizer still
  * chooses among those named (a scope's global index or the warehouse's
- * own). A list hands them to paginate only when its own scope is all that
- * filters it: a filter of its own (an item) has an index of its own. A sort
- * column left out is read without a hint.
+ * own). A list hands them to paginate unless a filter of its own (an item)
+ * narrows the list, which has an index of its own; paginate leaves them out
+ * when `modifiedSince` filters the page. A sort column left out is read
+ * without a hint.
  */
-export type SortIndexes = Readonly<Record<string, string | readonly string[]>>;
+export type SortIndexHints = Readonly<Record<string, string | readonly string[]>>;
 
 /**
  * A list's rows read together with its page's keys, in one statement: the
