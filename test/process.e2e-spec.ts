@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { closeGracefully } from '../src/bootstrap.js';
@@ -99,6 +101,37 @@ describe('the service process', () => {
       const exit = exited(child);
       child.kill('SIGTERM');
       expect(await exit).toEqual({ code: 0, signal: null });
+    });
+
+    it("keeps its modules' compiled code in Node's compile cache, on disk once it listens (a killed process keeps it); NODE_DISABLE_COMPILE_CACHE turns it off", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'compile-cache-'));
+      const files = (): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      const listening = async (env: Record<string, string>) => {
+        const child = run({ DATABASE_URL: db.url, PORT: '0', ...env });
+        const stdout = collect(child.stdout);
+        await waitFor(() => stdout().includes('"listening"'), () => stdout(), child);
+        const line = stdout().split('\n').find((l) => l.includes('"listening"'))!;
+        return { child, compileCache: (JSON.parse(line) as { compileCache: string | null }).compileCache };
+      };
+      try {
+        const first = await listening({ NODE_COMPILE_CACHE: dir });
+        expect(first.compileCache).toEqual(expect.stringContaining(dir));
+        // Written before the line, while it runs: SIGKILL leaves no exit to write it at.
+        const written = files();
+        const exit = exited(first.child);
+        first.child.kill('SIGKILL');
+        await exit;
+        // One file per module, hundreds of them (NestJS, TypeORM, the service's own).
+        expect(written.length).toBeGreaterThan(100);
+
+        const off = await listening({ NODE_COMPILE_CACHE: dir, NODE_DISABLE_COMPILE_CACHE: '1' });
+        expect(off.compileCache).toBeNull();
+        const exitOff = exited(off.child);
+        off.child.kill('SIGTERM');
+        expect(await exitOff).toEqual({ code: 0, signal: null });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 
