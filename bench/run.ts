@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -189,6 +190,9 @@ async function run(): Promise<void> {
     process.exitCode = 1;
   }
 
+  // Whether this start reads Node's compile cache (src/main.ts) or writes it: a start after an install or a build writes it.
+  const compileCache = process.env.NODE_COMPILE_CACHE ?? 'node_modules/.cache/node-compile-cache';
+  const cacheWarm = existsSync(compileCache) && readdirSync(compileCache).length > 0;
   const t0 = Date.now();
   const service = await startService(PORTS.service);
   peak = { service, mb: 0, during: 'start' };
@@ -303,7 +307,7 @@ async function run(): Promise<void> {
   const peakDuring = peakRssMb > peak!.mb ? 'after the last scenario' : peak!.during;
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
-  const report = render(rows, ceilings, { startMs, peakRssMb, peakDuring, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
+  const report = render(rows, ceilings, { startMs, cacheWarm, peakRssMb, peakDuring, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
   appendResults(report);
   if (!ledger.ok) {
     log(`ledger invariant FAILED: ${JSON.stringify(ledger.mismatches.slice(0, 5))}`);
@@ -774,7 +778,7 @@ let peak: { service: ChildProcess; mb: number; during: string } | null = null;
 function render(
   rows: Row[],
   ceilings: Row[],
-  extra: { startMs: number; peakRssMb: number; peakDuring: string; ledgerOk: boolean; lotCounterOk: boolean; seeded: Seeded; lotPage: number },
+  extra: { startMs: number; cacheWarm: boolean; peakRssMb: number; peakDuring: string; ledgerOk: boolean; lotCounterOk: boolean; seeded: Seeded; lotPage: number },
 ): string {
   const commit = commitLabel();
   const cpu = cpus();
@@ -787,7 +791,7 @@ function render(
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
     '',
     `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after ${warmUpText()}.`,
-    `${bufferPoolText()} Seeding: ${seeding}; ${allocations}, there for every scenario (the StockLevels and Allocations pages included). Start to /health 200: ${extra.startMs} ms. Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
+    `${bufferPoolText()} Seeding: ${seeding}; ${allocations}, there for every scenario (the StockLevels and Allocations pages included). Start to /health 200: ${extra.startMs} ms (Node's compile cache ${extra.cacheWarm ? 'written before this run' : 'written by this start'}). Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [
       "Ceilings, measured in this run, each under the service's production heap limits (`start:prod`'s Node flags): (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:",
