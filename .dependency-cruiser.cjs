@@ -30,7 +30,7 @@ const LAYERS = [
     name: 'edge',
     paths: [
       // The process entries, the OpenAPI document, every entity for the TypeORM CLI.
-      '^src/(main|serve|bootstrap|cli|openapi|entities)[.]ts$',
+      '^src/(main|serve|compile-cache|bootstrap|cli|openapi|entities)[.]ts$',
       // The Nest modules, in whatever folder: they wire the rest. (A controller is its feature's.)
       '^src/.+[.]module[.]ts$',
       // How a request comes in and its answer or failure goes out.

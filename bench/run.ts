@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -190,14 +191,14 @@ async function run(): Promise<void> {
     process.exitCode = 1;
   }
 
-  // Whether this start reads Node's compile cache (src/main.ts) or writes it: a start after an install or a build writes it.
-  const compileCache = process.env.NODE_COMPILE_CACHE ?? 'node_modules/.cache/node-compile-cache';
-  const cacheWarm = existsSync(compileCache) && readdirSync(compileCache).length > 0;
+  // What this start did with Node's compile cache (src/compile-cache.ts): read it, or write entries (after an install or a build).
   const t0 = Date.now();
   const service = await startService(PORTS.service);
   peak = { service, mb: 0, during: 'start' };
   await waitHealthy(PORTS.service);
   const startMs = Date.now() - t0;
+  const written = compileCacheWritten(t0);
+  const compileCache = process.env.NODE_DISABLE_COMPILE_CACHE ? 'off' : written > 0 ? `${written} entries written by this start` : 'read only';
   const token = await getToken(PORTS.service, seeded.clientId, seeded.clientSecret);
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let receiveSeq = 0;
@@ -307,7 +308,7 @@ async function run(): Promise<void> {
   const peakDuring = peakRssMb > peak!.mb ? 'after the last scenario' : peak!.during;
   const { ledger } = await stopAndCheckLedger(service, DB_URL);
 
-  const report = render(rows, ceilings, { startMs, cacheWarm, peakRssMb, peakDuring, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
+  const report = render(rows, ceilings, { startMs, compileCache, peakRssMb, peakDuring, ledgerOk: ledger.ok, lotCounterOk, seeded, lotPage });
   appendResults(report);
   if (!ledger.ok) {
     log(`ledger invariant FAILED: ${JSON.stringify(ledger.mismatches.slice(0, 5))}`);
@@ -406,6 +407,14 @@ async function warehouseOperations(seeded: Seeded, auth: Record<string, string>,
     return post(`/api/v1/Inventory/${route}`, { itemID: holdable[k % holdable.length], wid: 3, units: 1, reasonCode: 4 });
   });
   return out;
+}
+
+/** The files of Node's compile cache (every subdirectory: Node version, flags, user) written since `since` (ms); 0 without it. */
+function compileCacheWritten(since: number): number {
+  const directory = process.env.NODE_COMPILE_CACHE ?? 'node_modules/.cache/node-compile-cache';
+  if (!existsSync(directory)) return 0;
+  const files = readdirSync(directory, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  return files.filter((e) => statSync(join(e.parentPath, e.name)).mtimeMs >= since).length;
 }
 
 /** The service as `npm run start:prod` starts it (same Node flags), on `port`, with the bench client's rate limit lifted, loopback webhooks allowed, and `env` on top. */
@@ -778,7 +787,7 @@ let peak: { service: ChildProcess; mb: number; during: string } | null = null;
 function render(
   rows: Row[],
   ceilings: Row[],
-  extra: { startMs: number; cacheWarm: boolean; peakRssMb: number; peakDuring: string; ledgerOk: boolean; lotCounterOk: boolean; seeded: Seeded; lotPage: number },
+  extra: { startMs: number; compileCache: string; peakRssMb: number; peakDuring: string; ledgerOk: boolean; lotCounterOk: boolean; seeded: Seeded; lotPage: number },
 ): string {
   const commit = commitLabel();
   const cpu = cpus();
@@ -791,7 +800,7 @@ function render(
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${extra.seeded.lots.toLocaleString('en')} lots, ${extra.seeded.items.toLocaleString('en')} items${QUICK ? ' (quick)' : ''}`,
     '',
     `Commit ${commit}; ${cpu.length} × ${cpu[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; MariaDB on the same machine; autocannon on the same machine, ${CONNECTIONS} connections, ${SECONDS} s a scenario after ${warmUpText()}.`,
-    `${bufferPoolText()} Seeding: ${seeding}; ${allocations}, there for every scenario (the StockLevels and Allocations pages included). Start to /health 200: ${extra.startMs} ms (Node's compile cache ${extra.cacheWarm ? 'written before this run' : 'written by this start'}). Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
+    `${bufferPoolText()} Seeding: ${seeding}; ${allocations}, there for every scenario (the StockLevels and Allocations pages included). Start to /health 200: ${extra.startMs} ms (Node's compile cache: ${extra.compileCache}). Service peak RSS: ${extra.peakRssMb} MB (reached during ${extra.peakDuring}). Ledger invariant after the run: ${extra.ledgerOk ? 'holds' : 'FAILED'}. Lot counter kept by ceiling (d): ${extra.lotCounterOk ? 'exact' : 'WRONG'}.`,
     '',
     [
       "Ceilings, measured in this run, each under the service's production heap limits (`start:prod`'s Node flags): (a) a bare NestJS route with a constant body; (b)–(d) `node:http` + mysql2 without Nest or TypeORM:",

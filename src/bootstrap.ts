@@ -21,7 +21,7 @@ import { Metrics } from './metrics/metrics.js';
 import { setupOpenApi } from './openapi.js';
 
 /**
- * Builds the whole service as it runs in production; `main.ts` listens on it,
+ * Builds the whole service as it runs in production; `serve.ts` listens on it,
  * the tests drive it through HTTP. Connecting applies pending migrations.
  */
 export async function createApp(

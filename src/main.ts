@@ -1,17 +1,21 @@
 /**
  * The service's entry (`npm start`, `npm run start:prod`, the image's CMD).
- * Before anything else is loaded, Node's module compile cache is turned on
- * (`module.enableCompileCache`, stable since Node 24.15): the V8 code of
- * every module the service loads is kept on disk and read back at the next
- * start instead of compiled again, which took a fifth of a start's CPU.
- * It lives in `node_modules/.cache/node-compile-cache` (NODE_COMPILE_CACHE
- * names another directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off); a
- * directory that cannot be written leaves it off and changes nothing else.
- * Then the service itself (serve.ts), which static imports here would have
- * loaded before the cache was on.
+ * First Node's module compile cache (compile-cache.ts), then the service
+ * itself (serve.ts), loaded only now so that its modules are compiled
+ * through the cache: a static import would have loaded them before it.
+ * Loading them is most of a start; a SIGTERM or SIGINT meanwhile is held
+ * and handed to the service, which ends the start with status 0 rather
+ * than being killed by the signal's default action.
  */
-import { enableCompileCache } from 'node:module';
-import { join } from 'node:path';
+import './compile-cache.js';
 
-enableCompileCache(process.env.NODE_COMPILE_CACHE ? undefined : join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'node-compile-cache'));
-await import('./serve.js');
+const held: NodeJS.Signals[] = [];
+const hold = (signal: NodeJS.Signals) => held.push(signal);
+process.on('SIGTERM', hold);
+process.on('SIGINT', hold);
+const { serve } = await import('./serve.js');
+// serve() installs its own handlers before it returns: the held ones come off after, leaving no moment without one.
+const serving = serve(held[0]);
+process.off('SIGTERM', hold);
+process.off('SIGINT', hold);
+await serving;

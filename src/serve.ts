@@ -1,14 +1,25 @@
-/** The service as `main.ts` starts it: configuration, logger, signal handlers, the app, listening. */
 import 'reflect-metadata';
-import { flushCompileCache, getCompileCacheDir } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { closeGracefully, createApp } from './bootstrap.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { createLogger } from './http/logger.js';
 import { runtimeProblem } from './database/sqlite-driver.js';
+import { compileCacheState, flushCompileCache } from './compile-cache.js';
 
-async function main(): Promise<void> {
+/**
+ * The service's process as main.ts starts it: configuration, logger, signal
+ * handlers, the app, listening. `signalled`: a SIGTERM or SIGINT that came
+ * while main.ts loaded this module, which ends the start at once (status 0).
+ */
+export function serve(signalled?: NodeJS.Signals): Promise<void> {
+  return main(signalled).catch((error: unknown) => {
+    process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+async function main(signalled: NodeJS.Signals | undefined): Promise<void> {
   loadDotEnv();
   let config;
   try {
@@ -45,12 +56,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (signalled) stop(signalled);
 
+  if (stopping) process.exit(0);
   const created = await createApp(config, { logger });
   if (stopping) {
     await created.close();
     process.exit(0);
   }
+  // The modules' compiled code goes to disk before the port opens (on a warm start there is nothing to write).
+  flushCompileCache();
   await created.listen(config.port);
   app = created;
   if (stopping) {
@@ -58,12 +73,6 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { port } = created.getHttpServer().address() as AddressInfo;
-  // The modules' compiled code is on disk now (main.ts), not only at exit: a killed process still leaves it.
-  flushCompileCache();
-  logger.info({ port, database: config.database.type, compileCache: getCompileCacheDir() ?? null }, 'listening');
+  const cache = compileCacheState();
+  logger.info({ port, database: config.database.type, compileCache: cache.directory, ...(cache.off ? { compileCacheOff: cache.off } : {}) }, 'listening');
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { closeGracefully } from '../src/bootstrap.js';
@@ -96,42 +96,89 @@ describe('the service process', () => {
           }
         });
       });
-      const health = await fetch(`http://127.0.0.1:${port}/health`);
-      expect(health.status).toBe(200);
       const exit = exited(child);
-      child.kill('SIGTERM');
+      try {
+        const health = await fetch(`http://127.0.0.1:${port}/health`);
+        expect(health.status).toBe(200);
+        // Node's compile cache in the package's node_modules/.cache unless told otherwise (in a subdirectory of Node's per version and user).
+        const line = stdout().split('\n').find((l) => l.includes('"listening"'))!;
+        expect((JSON.parse(line) as { compileCache: unknown }).compileCache).toEqual(expect.stringMatching(new RegExp(`^${resolve('node_modules/.cache/node-compile-cache')}/`)));
+      } finally {
+        child.kill('SIGTERM');
+      }
       expect(await exit).toEqual({ code: 0, signal: null });
     });
 
-    it("keeps its modules' compiled code in Node's compile cache, on disk once it listens (a killed process keeps it); NODE_DISABLE_COMPILE_CACHE turns it off", async () => {
+    it("keeps its modules' compiled code in Node's compile cache, on disk once it listens (a killed process keeps it); off, it says why and starts all the same", async () => {
       const dir = mkdtempSync(join(tmpdir(), 'compile-cache-'));
-      const files = (): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      const files = (under: string): string[] => readdirSync(under, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      const children: ChildProcess[] = [];
       const listening = async (env: Record<string, string>) => {
         const child = run({ DATABASE_URL: db.url, PORT: '0', ...env });
+        children.push(child);
         const stdout = collect(child.stdout);
-        await waitFor(() => stdout().includes('"listening"'), () => stdout(), child);
+        await waitFor(() => /"listening".*\n/.test(stdout()), () => stdout(), child);
         const line = stdout().split('\n').find((l) => l.includes('"listening"'))!;
-        return { child, compileCache: (JSON.parse(line) as { compileCache: string | null }).compileCache };
+        return { child, line: JSON.parse(line) as { compileCache: string | null; compileCacheOff?: string } };
       };
       try {
-        const first = await listening({ NODE_COMPILE_CACHE: dir });
-        expect(first.compileCache).toEqual(expect.stringContaining(dir));
-        // Written before the line, while it runs: SIGKILL leaves no exit to write it at.
-        const written = files();
+        const on = join(dir, 'on');
+        const first = await listening({ NODE_COMPILE_CACHE: on });
+        expect(first.line.compileCache).toEqual(expect.stringContaining(on));
+        expect(first.line.compileCacheOff).toBeUndefined();
+        // Written before the port opened, while it runs: SIGKILL leaves no exit to write it at.
+        const written = files(on);
         const exit = exited(first.child);
         first.child.kill('SIGKILL');
         await exit;
         // One file per module, hundreds of them (NestJS, TypeORM, the service's own).
         expect(written.length).toBeGreaterThan(100);
 
-        const off = await listening({ NODE_COMPILE_CACHE: dir, NODE_DISABLE_COMPILE_CACHE: '1' });
-        expect(off.compileCache).toBeNull();
-        const exitOff = exited(off.child);
-        off.child.kill('SIGTERM');
-        expect(await exitOff).toEqual({ code: 0, signal: null });
+        const disabled = join(dir, 'disabled');
+        const off = await listening({ NODE_COMPILE_CACHE: disabled, NODE_DISABLE_COMPILE_CACHE: '1' });
+        expect(off.line).toMatchObject({ compileCache: null, compileCacheOff: 'NODE_DISABLE_COMPILE_CACHE' });
+        // A directory under a file cannot be made: off, and the service starts as ever.
+        writeFileSync(join(dir, 'a-file'), '');
+        const blocked = await listening({ NODE_COMPILE_CACHE: join(dir, 'a-file', 'cache') });
+        expect(blocked.line.compileCache).toBeNull();
+        expect(blocked.line.compileCacheOff).toEqual(expect.any(String));
+        expect(existsSync(disabled) ? files(disabled) : []).toEqual([]);
+        for (const child of [off.child, blocked.child]) {
+          const exitOff = exited(child);
+          child.kill('SIGTERM');
+          expect(await exitOff).toEqual({ code: 0, signal: null });
+        }
       } finally {
+        for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it('ends with status 0 on a SIGTERM that comes while its modules are still loading', async () => {
+      /** Starts it and sends SIGTERM once it reads its modules (over 1 MB read: a bare node reads some 40 KB before the service's imports, the service 15 MB and more); its exit, and its RSS when signalled. */
+      const signalledWhileLoading = async () => {
+        const child = run({ DATABASE_URL: db.url, PORT: '0' });
+        const stdout = collect(child.stdout);
+        const exit = exited(child);
+        const proc = (file: string) => readFileSync(`/proc/${child.pid}/${file}`, 'utf8');
+        try {
+          while (Number(/rchar: (\d+)/.exec(proc('io'))![1]) < 1_000_000) {
+            if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited: ${stdout()}`);
+            await new Promise((r) => setTimeout(r, 2));
+          }
+          const rssMb = Number(/VmRSS:\s*(\d+)/.exec(proc('status'))![1]) / 1024;
+          child.kill('SIGTERM');
+          return { exit: await exit, rssMb, stdout: stdout() };
+        } finally {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        }
+      };
+      // Signalled while loading: a bare node is some 45 MB, the loaded service 140 MB and more. A fast host may finish first: up to three tries.
+      let tried = await signalledWhileLoading();
+      for (let attempt = 1; attempt < 3 && tried.rssMb >= 100; attempt++) tried = await signalledWhileLoading();
+      expect(tried.rssMb).toBeLessThan(100);
+      expect(tried.exit).toEqual({ code: 0, signal: null });
+      expect(tried.stdout).not.toContain('"listening"');
     });
   });
 
